@@ -1,0 +1,40 @@
+# Thin wrappers around CMake, CTest and gpulab-grade. README.md explains them.
+#   make grade                         grade starter/ (every lab)
+#   make grade LAB=01-heat-rod         one lab
+#   make grade SOLUTION=reference      the reference solution (or wrong/<bug> for a planted bug)
+#   make test                          the project's own tests (CI runs this)
+#   sudo make deps                     install the Debian packages a fresh machine lacks
+
+BUILD      ?= build
+LAB        ?=
+SOLUTION   ?= starter
+JOBS       ?= $(shell nproc)
+CMAKE_ARGS ?=
+
+# nvcc lives outside PATH on a stock CUDA install.
+ifeq ($(shell command -v nvcc 2>/dev/null),)
+ifneq ($(wildcard /usr/local/cuda/bin/nvcc),)
+CMAKE_ARGS += -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc
+endif
+endif
+
+.PHONY: grade test configure deps clean
+
+configure:
+	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) || \
+	  { echo "Configuring failed. On a fresh machine, install the dependencies first: sudo make deps"; exit 1; }
+
+grade: configure
+	@cmake --build $(BUILD) --target gpulab_graders -j $(JOBS) > $(BUILD)/grader-build.log 2>&1 || \
+	  { cat $(BUILD)/grader-build.log; echo "The grader itself failed to build (see above)."; exit 1; }
+	@$(BUILD)/gpulab-grade --build-dir $(BUILD) --solution $(SOLUTION) $(if $(LAB),--lab $(LAB))
+
+test: configure
+	cmake --build $(BUILD) -j $(JOBS)
+	ctest --test-dir $(BUILD) --output-on-failure
+
+deps:
+	.ci/install-deps
+
+clean:
+	rm -rf $(BUILD)

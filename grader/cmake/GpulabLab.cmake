@@ -1,0 +1,126 @@
+# gpulab_add_lab(<lab>): everything one lab needs, from its folder name alone.
+#
+#   labs/<lab>/lab.json            config: "sources" lists the files a solution consists of
+#   starter/<lab>/, reference/<lab>/   those files; each becomes a shared library
+#   grader/labs/<lab>/*.cpp        the lab's GoogleTest grader (api_export.cpp goes into each solution)
+#   grader/labs/<lab>/wrong/*.json planted bugs: an edit of the reference and the tests that must catch it
+#
+# It writes <build>/gpulab-labs/<lab>.json, which tells gpulab-grade where everything is, and
+# registers the lab's self-checks with ctest.
+
+# Targets `make grade` needs before it builds the student's code.
+if(NOT TARGET gpulab_graders)
+    add_custom_target(gpulab_graders)
+    add_dependencies(gpulab_graders gpulab-grade)
+endif()
+
+function(_gpulab_add_solution lab name source_dir sources expect)
+    string(REPLACE "/" "-" suffix "${name}")
+    set(target solution-${lab}-${suffix})
+    list(TRANSFORM sources PREPEND "${source_dir}/")
+    add_library(${target} SHARED ${sources} ${PROJECT_SOURCE_DIR}/grader/labs/${lab}/api_export.cpp)
+    target_include_directories(${target} PRIVATE
+        ${PROJECT_SOURCE_DIR}/labs/${lab} ${PROJECT_SOURCE_DIR}/grader/include ${PROJECT_SOURCE_DIR}/grader/labs/${lab})
+    target_link_libraries(${target} PRIVATE CUDA::cudart)
+    # Only gpulab_lab_api() is exported; the student's and the reference's identical names stay
+    # private to their libraries and bind to themselves.
+    set_target_properties(${target} PROPERTIES
+        CXX_VISIBILITY_PRESET hidden
+        CUDA_VISIBILITY_PRESET hidden
+        VISIBILITY_INLINES_HIDDEN ON
+        LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/solutions/${lab}/${name}
+        OUTPUT_NAME solution)
+    target_link_options(${target} PRIVATE -Wl,-Bsymbolic)
+
+    set(entry "{\"target\": \"${target}\", \"library\": \"$<TARGET_FILE:${target}>\"")
+    if(expect)
+        string(APPEND entry ", \"expect\": \"${expect}\"")
+    endif()
+    set(_gpulab_solutions "${_gpulab_solutions}${_gpulab_separator}\"${name}\": ${entry}}" PARENT_SCOPE)
+    set(_gpulab_separator ", " PARENT_SCOPE)
+endfunction()
+
+# Writes a copy of the reference with the planted bug's edits applied; fails the configure step
+# when an edit no longer matches the reference (a planted bug must never silently vanish).
+function(_gpulab_plant_bug spec reference_dir sources out_dir)
+    file(READ ${spec} spec_text)
+    string(JSON patched_file GET "${spec_text}" file)
+    string(JSON edits LENGTH "${spec_text}" replace)
+    math(EXPR last "${edits} - 1")
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${spec})
+    foreach(source ${sources})
+        set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${reference_dir}/${source})
+        file(READ ${reference_dir}/${source} text)
+        if(source STREQUAL patched_file)
+            foreach(i RANGE ${last})
+                string(JSON find GET "${spec_text}" replace ${i} find)
+                string(JSON with GET "${spec_text}" replace ${i} with)
+                string(FIND "${text}" "${find}" at)
+                if(at EQUAL -1)
+                    message(FATAL_ERROR "planted bug ${spec}: the reference no longer contains\n  ${find}")
+                endif()
+                string(REPLACE "${find}" "${with}" text "${text}")
+            endforeach()
+        endif()
+        file(CONFIGURE OUTPUT ${out_dir}/${source} CONTENT "${text}" @ONLY)
+    endforeach()
+endfunction()
+
+function(gpulab_add_lab lab)
+    set(lab_dir ${PROJECT_SOURCE_DIR}/labs/${lab})
+    set(grader_dir ${PROJECT_SOURCE_DIR}/grader/labs/${lab})
+    set(config ${lab_dir}/lab.json)
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${config})
+    file(READ ${config} config_text)
+    string(JSON count LENGTH "${config_text}" sources)
+    math(EXPR last "${count} - 1")
+    set(sources "")
+    foreach(i RANGE ${last})
+        string(JSON source GET "${config_text}" sources ${i})
+        list(APPEND sources ${source})
+    endforeach()
+
+    set(_gpulab_solutions "")
+    set(_gpulab_separator "")
+    _gpulab_add_solution(${lab} starter ${PROJECT_SOURCE_DIR}/starter/${lab} "${sources}" "")
+    _gpulab_add_solution(${lab} reference ${PROJECT_SOURCE_DIR}/reference/${lab} "${sources}" "")
+    add_dependencies(gpulab_graders solution-${lab}-reference)
+
+    file(GLOB bug_specs CONFIGURE_DEPENDS ${grader_dir}/wrong/*.json)
+    set(bugs "")
+    foreach(spec ${bug_specs})
+        get_filename_component(bug ${spec} NAME_WE)
+        set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/${lab}/wrong/${bug})
+        _gpulab_plant_bug(${spec} ${PROJECT_SOURCE_DIR}/reference/${lab} "${sources}" ${out_dir})
+        _gpulab_add_solution(${lab} wrong/${bug} ${out_dir} "${sources}" ${spec})
+        list(APPEND bugs ${bug})
+    endforeach()
+
+    file(GLOB grader_sources CONFIGURE_DEPENDS ${grader_dir}/*.cpp)
+    list(FILTER grader_sources EXCLUDE REGEX "api_export\\.cpp$")
+    add_executable(grade-${lab} ${grader_sources} ${PROJECT_SOURCE_DIR}/grader/src/grader_main.cpp)
+    target_include_directories(grade-${lab} PRIVATE ${grader_dir})
+    target_link_libraries(grade-${lab} PRIVATE gpulab_grader)
+    target_compile_definitions(grade-${lab} PRIVATE GPULAB_LAB_CONFIG_PATH="${config}")
+    add_dependencies(gpulab_graders grade-${lab})
+
+    file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/gpulab-labs/${lab}.json CONTENT
+"{\"lab\": \"${lab}\", \"config\": \"${config}\", \"grader\": \"$<TARGET_FILE:grade-${lab}>\",
+ \"solutions\": {${_gpulab_solutions}}}
+")
+
+    # Self-checks (make test). They share the GPU, so they never run concurrently.
+    set(grade $<TARGET_FILE:gpulab-grade> --lab ${lab} --no-build)
+    set(out ${PROJECT_BINARY_DIR}/selftest-grades)
+    add_test(NAME ${lab}/reference-scores-full-marks
+             COMMAND ${grade} --solution reference --require full --out ${out}/${lab}-reference)
+    add_test(NAME ${lab}/starter-builds-and-fails-its-todos
+             COMMAND ${grade} --solution starter --require starter --out ${out}/${lab}-starter)
+    set(lab_tests ${lab}/reference-scores-full-marks ${lab}/starter-builds-and-fails-its-todos)
+    foreach(bug ${bugs})
+        add_test(NAME ${lab}/wrong/${bug}-is-caught
+                 COMMAND ${grade} --solution wrong/${bug} --require expected --out ${out}/${lab}-wrong-${bug})
+        list(APPEND lab_tests ${lab}/wrong/${bug}-is-caught)
+    endforeach()
+    set_tests_properties(${lab_tests} PROPERTIES RESOURCE_LOCK gpu SKIP_RETURN_CODE 77 TIMEOUT 1800)
+endfunction()

@@ -1,0 +1,31 @@
+// What the grader records about the machine with every result, so a figure is never read without
+// knowing which GPU produced it.
+#pragma once
+
+#include <string>
+
+namespace gpulab {
+
+struct DeviceFacts {
+    bool available = false;
+    std::string unavailable_reason;  // set when !available
+    std::string name;
+    int compute_major = 0, compute_minor = 0;
+    int sm_count = 0;
+    long long global_mem_bytes = 0;
+    int l2_bytes = 0;
+    int sm_clock_mhz = 0;      // 0 when the runtime does not report it
+    int memory_clock_mhz = 0;  // 0 when the runtime does not report it
+    int memory_bus_bits = 0;
+    int driver_version = 0;   // e.g. 13000
+    int runtime_version = 0;
+    std::string to_json() const;
+    std::string one_line() const;
+};
+
+// Queries device 0 once per process; never throws.
+const DeviceFacts& device_facts();
+
+inline bool gpu_available() { return device_facts().available; }
+
+}  // namespace gpulab

@@ -1,0 +1,42 @@
+// What a lab's grader tests include: GoogleTest plus the few conventions every lab shares.
+#pragma once
+
+#include "gpulab/device_facts.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+// Tests that launch kernels start with this: without a GPU they are skipped with a visible reason
+// and counted as "not run", never as failed or passed.
+#define GPULAB_REQUIRE_GPU()                                                                    \
+    do {                                                                                        \
+        if (!::gpulab::gpu_available())                                                         \
+            GTEST_SKIP() << "needs a CUDA GPU: " << ::gpulab::device_facts().unavailable_reason; \
+    } while (0)
+
+// Like EXPECT_TRUE / ASSERT_TRUE, but the failure shows only the message streamed into it: students
+// read "f[0] should equal f[1] ...", not GoogleTest's "Value of: ... Actual: false".
+#define GPULAB_EXPECT(condition) \
+    switch (0)                   \
+    case 0:                      \
+    default:                     \
+        if (condition)           \
+            ;                    \
+        else                     \
+            ADD_FAILURE()
+#define GPULAB_ASSERT(condition) \
+    switch (0)                   \
+    case 0:                      \
+    default:                     \
+        if (condition)           \
+            ;                    \
+        else                     \
+            FAIL()
+
+namespace gpulab {
+
+// The figure the grade table shows for this test, and the bar it was held to.
+void record_figure(const std::string& measured, const std::string& threshold);
+
+}  // namespace gpulab

@@ -1,0 +1,23 @@
+// A lab's config file (labs/<lab>/lab.json): points, sizes, tolerances and thresholds live there,
+// not in C++, so an instructor can retune a lab without touching the grader.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace gpulab {
+
+using Json = nlohmann::json;
+
+// The config of the lab this grader binary was built for, from $GPULAB_LAB_CONFIG (the grader's
+// main() points it at the lab's own file unless it is already set). Throws with the path when it is
+// missing or malformed.
+const Json& lab_config();
+
+// config["a"]["b"] with a message that names the missing key, for grader code.
+const Json& config_at(const Json& node, const std::string& key);
+
+Json load_json_file(const std::string& path);
+
+}  // namespace gpulab

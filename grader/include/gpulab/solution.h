@@ -1,0 +1,34 @@
+// Loading a compiled solution (a student's, the reference, or a planted-bug variant).
+//
+// Each solution is its own shared library exporting one C function, gpulab_lab_api(), that returns
+// the lab's table of function pointers. Loading two of them with dlopen(RTLD_LOCAL) lets one grader
+// process call the student's and the reference's kernels side by side, and a submission that does
+// not compile costs only its own grade: the grader binary does not link it.
+#pragma once
+
+#include <string>
+
+namespace gpulab {
+
+// What every lab's API table starts with, so loading the wrong library is caught.
+struct LabApiHeader {
+    const char* lab;  // the lab's folder name, e.g. "01-heat-rod"
+};
+
+// Defines gpulab_lab_api() in a solution library. `table` is a static object whose first member
+// is a LabApiHeader.
+#define GPULAB_EXPORT_LAB_API(table) \
+    extern "C" __attribute__((visibility("default"))) const void* gpulab_lab_api() { return &(table); }
+
+enum class Role { student, reference };
+
+// The API table of the solution in $GPULAB_SOLUTION_LIB (student) or $GPULAB_REFERENCE_LIB.
+// Throws std::runtime_error with a readable reason when the library is missing or does not load.
+const void* load_lab_api(Role role, const std::string& expected_lab);
+
+template <typename Api>
+const Api& lab_api(Role role, const std::string& expected_lab) {
+    return *static_cast<const Api*>(load_lab_api(role, expected_lab));
+}
+
+}  // namespace gpulab

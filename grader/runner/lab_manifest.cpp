@@ -1,0 +1,28 @@
+#include "lab_manifest.h"
+
+#include "gpulab/lab_config.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+
+namespace gpulab::runner {
+
+std::vector<LabManifest> load_manifests(const std::string& build_dir) {
+    const std::filesystem::path folder = std::filesystem::path(build_dir) / "gpulab-labs";
+    if (!std::filesystem::is_directory(folder))
+        throw std::runtime_error("no lab manifests in " + folder.string() + ": configure the build first (make grade does)");
+    std::vector<LabManifest> labs;
+    for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+        if (entry.path().extension() != ".json") continue;
+        const Json j = load_json_file(entry.path().string());
+        LabManifest lab{j.at("lab"), j.at("config"), j.at("grader"), {}};
+        for (const auto& [name, s] : j.at("solutions").items())
+            lab.solutions[name] = {name, s.at("target"), s.at("library"), s.value("expect", "")};
+        labs.push_back(std::move(lab));
+    }
+    std::sort(labs.begin(), labs.end(), [](const auto& a, const auto& b) { return a.lab < b.lab; });
+    return labs;
+}
+
+}  // namespace gpulab::runner

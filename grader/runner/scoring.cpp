@@ -1,0 +1,146 @@
+#include "scoring.h"
+
+#include <algorithm>
+#include <map>
+
+namespace gpulab::runner {
+namespace {
+
+bool is_todo(const TestOutcome& outcome) {
+    for (const std::string& m : outcome.messages)
+        if (m.find("TODO(lab-") != std::string::npos) return true;
+    return false;
+}
+
+std::string property(const TestOutcome& outcome, const char* key) {
+    return outcome.properties.contains(key) ? outcome.properties.at(key).get<std::string>() : "";
+}
+
+// GoogleTest's wording around a message, rewritten for a student: "Failed" lines dropped, an
+// escaped exception unwrapped, and a TODO said once however many checks ran into it.
+std::vector<std::string> student_facing(const std::vector<std::string>& messages) {
+    static const std::string exception_head = "C++ exception with description \"";
+    static const std::string exception_tail = "\" thrown in the test body.";
+    std::vector<std::string> out;
+    for (std::string m : messages) {
+        if (m.rfind("Failed\n", 0) == 0) m = m.substr(7);
+        if (m.rfind(exception_head, 0) == 0) {
+            m = m.substr(exception_head.size());
+            if (const auto tail = m.rfind(exception_tail); tail != std::string::npos) m = m.substr(0, tail);
+            if (m.find("TODO(lab-") == std::string::npos) m = "Your code threw an exception: " + m;
+        }
+        if (const auto todo = m.find("TODO(lab-"); todo != std::string::npos) m = m.substr(todo);
+        if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
+    }
+    return out;
+}
+
+IdScore empty_score(const nlohmann::json& test) {
+    IdScore s;
+    s.id = test.at("id");
+    s.what = test.value("what", "");
+    s.max_points = test.at("points");
+    return s;
+}
+
+}  // namespace
+
+LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
+    LabScore lab;
+    lab.lab = config.at("lab");
+    lab.title = config.value("title", lab.lab);
+    std::map<std::string, std::vector<const TestOutcome*>> by_id;
+    for (const TestOutcome& outcome : session.tests) by_id[outcome.id].push_back(&outcome);
+
+    // An id passed when at least one instance ran and none failed.
+    std::map<std::string, bool> id_passed;
+    for (const auto& [id, outcomes] : by_id) {
+        int ran = 0, bad = 0;
+        for (const TestOutcome* outcome : outcomes) {
+            if (outcome->result == "skipped") continue;
+            ++ran;
+            bad += outcome->result != "passed";
+        }
+        id_passed[id] = ran > 0 && bad == 0;
+    }
+    for (const nlohmann::json& test : config.at("tests")) {
+        IdScore s = empty_score(test);
+        const auto found = by_id.find(s.id);
+        if (found == by_id.end()) {
+            lab.problems.push_back("the config gives points to " + s.id + ", but the grader has no such test");
+            s.verdict = "missing";
+            lab.ids.push_back(s);
+            lab.max_points += s.max_points;
+            continue;
+        }
+        const TestOutcome* shown = nullptr;
+        bool todo = false;
+        for (const TestOutcome* outcome : found->second) {
+            ++s.total;
+            if (outcome->result == "passed") {
+                ++s.passed;
+            } else if (outcome->result == "skipped") {
+                ++s.skipped;
+            } else {
+                ++s.failed;
+                todo = todo || is_todo(*outcome);
+                if (!shown) {
+                    shown = outcome;
+                    std::string text = outcome->name + " " + outcome->result + ":";
+                    for (const std::string& m : student_facing(outcome->messages)) text += "\n" + m;
+                    s.details.push_back(text);
+                }
+            }
+        }
+        if (!shown) shown = found->second.back();
+        s.measured = property(*shown, "measured");
+        s.threshold = property(*shown, "threshold");
+        const int ran = s.total - s.skipped;
+        if (ran == 0) {
+            s.verdict = "not run";
+            s.measured = "needs a CUDA GPU";
+            lab.points_not_run += s.max_points;
+        } else {
+            s.points = s.max_points * s.passed / s.total;
+            if (s.failed == 0) s.verdict = s.total > 1 ? std::to_string(s.passed) + "/" + std::to_string(s.total) + " passed" : "passed";
+            else if (todo) s.verdict = "not written yet";
+            else if (shown->result == "timeout") s.verdict = "timed out";
+            else if (shown->result == "crashed") s.verdict = "crashed";
+            else s.verdict = std::to_string(s.failed) + "/" + std::to_string(s.total) + " failed";
+        }
+        // Performance counts only for correct code.
+        for (const auto& required : test.value("requires", std::vector<std::string>{})) {
+            if (ran > 0 && !id_passed[required]) {
+                s.points = 0;
+                s.verdict = "not counted";
+                s.details = {};
+                s.details.push_back(s.id + " is not counted until " + required + " passes: speed only counts for a correct kernel.");
+                break;
+            }
+        }
+        lab.points += s.points;
+        lab.max_points += s.max_points;
+        lab.ids.push_back(s);
+        by_id.erase(found);
+    }
+    for (const auto& [id, outcomes] : by_id)
+        lab.problems.push_back("the grader's test " + id + " has no entry in the config, so it is worth no points");
+    return lab;
+}
+
+LabScore score_uncompiled(const nlohmann::json& config, const std::string& errors) {
+    LabScore lab;
+    lab.lab = config.at("lab");
+    lab.title = config.value("title", lab.lab);
+    lab.compiled = false;
+    lab.build_errors = errors;
+    for (const nlohmann::json& test : config.at("tests")) {
+        IdScore s = empty_score(test);
+        s.verdict = "not compiled";
+        lab.max_points += s.max_points;
+        lab.ids.push_back(s);
+    }
+    return lab;
+}
+
+}  // namespace gpulab::runner

@@ -1,0 +1,39 @@
+// Turns test outcomes into points, by the lab config: each config id's points are shared by its
+// instances, skipped tests are "not run", and a test whose prerequisites failed scores nothing.
+#pragma once
+
+#include "test_session.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace gpulab::runner {
+
+struct IdScore {
+    std::string id;
+    std::string what;
+    double points = 0, max_points = 0;
+    int passed = 0, failed = 0, skipped = 0, total = 0;
+    std::string verdict;    // a word or two for the table
+    std::string measured;   // the figure of the instance shown (the first failure, else the last)
+    std::string threshold;
+    std::vector<std::string> details;  // what a student reads about a failure
+};
+
+struct LabScore {
+    std::string lab, title;
+    double points = 0, max_points = 0;
+    double points_not_run = 0;  // points of tests skipped for want of a GPU
+    std::vector<IdScore> ids;
+    std::vector<std::string> problems;  // config/grader mismatches an instructor must fix
+    bool compiled = true;
+    std::string build_errors;
+};
+
+LabScore score_lab(const nlohmann::json& config, const SessionResult& session);
+// A lab whose solution did not compile: every point lost, with the compiler's words.
+LabScore score_uncompiled(const nlohmann::json& config, const std::string& errors);
+
+}  // namespace gpulab::runner

@@ -1,0 +1,166 @@
+#include "test_session.h"
+
+#include "gpulab/test_id.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace gpulab::runner {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::map<std::string, std::string> child_env(const SessionSpec& spec, const std::string& progress) {
+    std::map<std::string, std::string> env{{"GPULAB_SOLUTION_LIB", spec.student_library},
+                                           {"GPULAB_REFERENCE_LIB", spec.reference_library},
+                                           {"GPULAB_LAB_CONFIG", spec.config},
+                                           {"GPULAB_PROGRESS_FILE", progress}};
+    if (!spec.seed.empty()) env["GPULAB_SEED"] = spec.seed;
+    return env;
+}
+
+// Parses `--gtest_list_tests`: suites flush left ending in '.', tests indented, comments after '#'.
+std::vector<std::string> parse_test_list(const std::string& text) {
+    std::vector<std::string> names;
+    std::istringstream in(text);
+    std::string line, suite;
+    while (std::getline(in, line)) {
+        if (const auto hash = line.find('#'); hash != std::string::npos) line = line.substr(0, hash);
+        while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
+        if (line.empty()) continue;
+        if (line[0] != ' ') {
+            suite = line;
+        } else {
+            names.push_back(suite + line.substr(line.find_first_not_of(' ')));
+        }
+    }
+    return names;
+}
+
+std::string read_file(const fs::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::vector<std::string> list_tests(const SessionSpec& spec, std::string* error) {
+    const fs::path log = fs::path(spec.work_dir) / "list.log";
+    fs::remove(log);
+    std::vector<std::string> argv{spec.grader, "--gtest_list_tests"};
+    if (!spec.filter.empty()) argv.push_back("--gtest_filter=" + spec.filter);
+    const auto started = Clock::now();
+    const ExitStatus status = run_child({argv, child_env(spec, ""), log.string()},
+                                        [&] { return Clock::now() - started < std::chrono::seconds(60); });
+    const std::string output = read_file(log);
+    if (!status.exited || status.code != 0) {
+        *error = "the grader binary could not list its tests (" + status.describe() + "):\n" + output;
+        return {};
+    }
+    return parse_test_list(output);
+}
+
+}  // namespace
+
+SessionResult run_session(const SessionSpec& spec) {
+    fs::create_directories(spec.work_dir);
+    SessionResult result;
+    const std::vector<std::string> all = list_tests(spec, &result.error);
+    if (!result.error.empty()) return result;
+
+    std::set<std::string> remaining(all.begin(), all.end());
+    std::map<std::string, TestOutcome> outcomes;
+    const fs::path progress = fs::path(spec.work_dir) / "progress.jsonl";
+    const fs::path log = fs::path(spec.work_dir) / "tests.log";
+    fs::remove(progress);
+    fs::remove(log);
+    std::size_t lines_read = 0;
+
+    while (!remaining.empty()) {
+        ++result.processes;
+        const std::size_t left_before = remaining.size();
+        std::string filter;
+        for (const std::string& name : remaining) filter += (filter.empty() ? "" : ":") + name;
+        const std::string junit = (fs::path(spec.work_dir) / ("junit-" + std::to_string(result.processes) + ".xml")).string();
+        std::vector<std::string> argv{spec.grader, "--gtest_filter=" + filter, "--gtest_output=xml:" + junit};
+
+        std::string running;  // the test that started and has not ended
+        bool timed_out = false;
+        auto last_progress = Clock::now();
+        const auto absorb = [&] {
+            std::ifstream in(progress);
+            std::string line;
+            std::size_t index = 0;
+            while (std::getline(in, line)) {
+                if (index++ < lines_read) continue;
+                if (line.empty() || line.back() != '}') break;  // a line still being written
+                ++lines_read;
+                last_progress = Clock::now();
+                const auto event = nlohmann::json::parse(line, nullptr, false);
+                if (event.is_discarded()) continue;
+                const std::string kind = event.value("event", "");
+                if (kind == "device") {
+                    result.device = event;
+                    result.seed = event.value("seed", "");
+                } else if (kind == "start") {
+                    running = event.at("test");
+                } else if (kind == "end") {
+                    TestOutcome outcome;
+                    outcome.name = event.at("test");
+                    outcome.id = test_id_of(outcome.name);
+                    outcome.result = event.at("result");
+                    outcome.messages = event.at("messages").get<std::vector<std::string>>();
+                    outcome.properties = event.at("properties");
+                    outcome.ms = event.value("ms", 0.0);
+                    outcomes[outcome.name] = outcome;
+                    remaining.erase(outcome.name);
+                    running.clear();
+                } else if (kind == "timeout") {
+                    timed_out = true;
+                }
+            }
+        };
+        const ExitStatus status = run_child({argv, child_env(spec, progress.string()), log.string()}, [&] {
+            absorb();
+            return Clock::now() - last_progress < std::chrono::seconds(spec.watchdog_s);
+        });
+        absorb();
+
+        if (!running.empty()) {
+            TestOutcome outcome;
+            outcome.name = running;
+            outcome.id = test_id_of(running);
+            if (timed_out || status.killed_by_watchdog) {
+                outcome.result = "timeout";
+                outcome.messages.push_back(
+                    "The test did not finish within its time limit and was stopped. A kernel that never ends "
+                    "(a loop whose exit condition is never met, or threads waiting at a __syncthreads() that "
+                    "others never reach) or a host loop that runs far too many steps does this.");
+            } else {
+                outcome.result = "crashed";
+                outcome.messages.push_back("The test process died (" + status.describe() +
+                                           ") while running this test; see tests.log. Out-of-bounds "
+                                           "host accesses and null pointers do this.");
+            }
+            outcomes[running] = outcome;
+            remaining.erase(running);
+        } else if (!remaining.empty() && (remaining.size() == left_before || !(status.exited && status.code == 3))) {
+            // The process ended between tests without a lost context: nothing more will run.
+            for (const std::string& name : remaining) {
+                TestOutcome outcome{name, test_id_of(name), "crashed", {}};
+                outcome.messages.push_back("not run: the grader process ended early (" + status.describe() +
+                                           "); see tests.log");
+                outcomes[name] = outcome;
+            }
+            remaining.clear();
+        }
+    }
+    for (const std::string& name : all) result.tests.push_back(outcomes.at(name));
+    return result;
+}
+
+}  // namespace gpulab::runner

@@ -1,0 +1,51 @@
+// A crash or a hang must cost exactly one test: the rest still run and count.
+#include "scoring.h"
+#include "test_session.h"
+
+#include "gpulab/lab_config.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+
+namespace {
+
+using namespace gpulab::runner;
+
+TEST(Session, EachMisbehavingTestCostsOnlyItself) {
+    const auto work = std::filesystem::temp_directory_path() / ("gpulab-session-" + std::to_string(::getpid()));
+    SessionSpec spec{FAKE_LAB_GRADER, FAKE_LAB_CONFIG, "", "", work.string(), "123", ""};
+    const SessionResult result = run_session(spec);
+    ASSERT_TRUE(result.error.empty()) << result.error;
+
+    std::map<std::string, std::string> verdict;
+    for (const TestOutcome& t : result.tests) verdict[t.name] = t.result;
+    EXPECT_EQ(verdict["Fake.Passes"], "passed");
+    EXPECT_EQ(verdict["Fake.Fails"], "failed");
+    EXPECT_EQ(verdict["Fake.Segfaults"], "crashed");
+    EXPECT_EQ(verdict["Fake.Hangs"], "timeout");
+    EXPECT_EQ(verdict["Fake.RunsAfterTheCrash"], "passed");
+    EXPECT_EQ(verdict["Fake.ThrowsTodo"], "failed");
+    EXPECT_TRUE(verdict["Fake.NeedsGpu"] == "skipped" || verdict["Fake.NeedsGpu"] == "passed");
+    EXPECT_GE(result.processes, 3) << "a crash and a hang each need a fresh process";
+    EXPECT_EQ(result.seed, "123");
+
+    const LabScore score = score_lab(gpulab::load_json_file(FAKE_LAB_CONFIG), result);
+    std::map<std::string, IdScore> by_id;
+    for (const IdScore& s : score.ids) by_id[s.id] = s;
+    EXPECT_EQ(by_id["Fake.Passes"].points, 10);
+    EXPECT_EQ(by_id["Fake.Passes"].measured, "42");
+    EXPECT_EQ(by_id["Fake.Segfaults"].verdict, "crashed");
+    EXPECT_EQ(by_id["Fake.Hangs"].verdict, "timed out");
+    EXPECT_EQ(by_id["Fake.ThrowsTodo"].verdict, "not written yet");
+    EXPECT_EQ(by_id["Fake.RunsAfterTheCrash"].points, 10);
+    // What a student reads: the TODO itself, not GoogleTest's wrapping of the exception.
+    ASSERT_FALSE(by_id["Fake.ThrowsTodo"].details.empty());
+    const std::string todo = by_id["Fake.ThrowsTodo"].details.front();
+    EXPECT_NE(todo.find("TODO(lab-0) step 1: not written yet"), std::string::npos) << todo;
+    EXPECT_EQ(todo.find("thrown in the test body"), std::string::npos) << todo;
+    std::filesystem::remove_all(work);
+}
+
+}  // namespace

@@ -1,0 +1,88 @@
+#include "gpulab/cuda_check.h"
+
+#include "gpulab/guarded_array.h"
+
+#include <sstream>
+
+namespace gpulab {
+
+std::string explain_cuda_error(cudaError_t status) {
+    switch (status) {
+        case cudaErrorIllegalAddress:
+            return "a kernel read or wrote memory outside the arrays it was given (check the bounds test "
+                   "that guards every access)";
+        case cudaErrorInvalidConfiguration:
+            return "the launch configuration is invalid: a grid or block dimension is 0, or a block has "
+                   "more than 1024 threads";
+        case cudaErrorLaunchOutOfResources:
+            return "the block asks for more registers or shared memory than one multiprocessor has";
+        case cudaErrorMisalignedAddress:
+            return "a kernel accessed memory through a misaligned pointer";
+        case cudaErrorLaunchFailure:
+            return "the kernel crashed on the GPU";
+        case cudaErrorInvalidValue:
+            return "an argument is invalid; for a kernel launch, is a grid or block dimension 0 (a block count "
+                   "rounded down to nothing for a small array)?";
+        case cudaErrorNoDevice:
+            return "there is no CUDA-capable GPU on this machine";
+        default:
+            return "";
+    }
+}
+
+void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line) {
+    std::ostringstream what;
+    what << "CUDA error " << cudaGetErrorName(status) << " (" << cudaGetErrorString(status) << ") from "
+         << call << " at " << file << ":" << line;
+    const std::string hint = explain_cuda_error(status);
+    if (!hint.empty()) what << ". Likely cause: " << hint << ".";
+    throw CudaError(status, what.str());
+}
+
+bool is_sticky_cuda_error(cudaError_t status) {
+    switch (status) {
+        case cudaErrorIllegalAddress:
+        case cudaErrorLaunchFailure:
+        case cudaErrorMisalignedAddress:
+        case cudaErrorIllegalInstruction:
+        case cudaErrorHardwareStackError:
+        case cudaErrorInvalidAddressSpace:
+        case cudaErrorInvalidPc:
+        case cudaErrorLaunchTimeout:
+        case cudaErrorAssert:
+        case cudaErrorECCUncorrectable:
+            return true;
+        default:
+            return false;
+    }
+}
+
+std::string GuardReport::describe(const std::string& array_name) const {
+    std::ostringstream out;
+    if (cells_changed_before)
+        out << "the kernel wrote " << cells_changed_before << " cell(s) in front of " << array_name
+            << " (as far as index " << farthest_before << "). ";
+    if (cells_changed_after)
+        out << "the kernel wrote " << cells_changed_after << " cell(s) past the end of " << array_name
+            << " (as far as " << farthest_after + 1 << " cell(s) past it). ";
+    out << "Every thread must check its index against the array bounds before it writes.";
+    return out.str();
+}
+
+}  // namespace gpulab
+
+namespace gpulab {
+
+void check_student_launch(const std::string& what) {
+    const auto fail = [&](cudaError_t status, const char* when) {
+        std::string message = what + " " + when + ": " + cudaGetErrorName(status) + " (" +
+                              cudaGetErrorString(status) + ")";
+        const std::string hint = explain_cuda_error(status);
+        if (!hint.empty()) message += ". Likely cause: " + hint + ".";
+        throw CudaError(status, message);
+    };
+    if (const cudaError_t status = cudaGetLastError(); status != cudaSuccess) fail(status, "could not launch");
+    if (const cudaError_t status = cudaDeviceSynchronize(); status != cudaSuccess) fail(status, "failed while running");
+}
+
+}  // namespace gpulab

@@ -1,0 +1,84 @@
+#include "gpulab/device_facts.h"
+
+#include <cuda_runtime.h>
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+namespace gpulab {
+namespace {
+
+int attribute(cudaDeviceAttr attr) {
+    int value = 0;
+    if (cudaDeviceGetAttribute(&value, attr, 0) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return value;
+}
+
+DeviceFacts query() {
+    DeviceFacts facts;
+    cudaDriverGetVersion(&facts.driver_version);
+    cudaRuntimeGetVersion(&facts.runtime_version);
+    int count = 0;
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess || count == 0) {
+        cudaGetLastError();
+        facts.unavailable_reason = status != cudaSuccess
+                                       ? std::string("no CUDA GPU found (") + cudaGetErrorString(status) + ")"
+                                       : std::string("no CUDA GPU found");
+        return facts;
+    }
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
+        facts.unavailable_reason = "cudaGetDeviceProperties failed";
+        return facts;
+    }
+    facts.available = true;
+    facts.name = prop.name;
+    facts.compute_major = prop.major;
+    facts.compute_minor = prop.minor;
+    facts.sm_count = prop.multiProcessorCount;
+    facts.global_mem_bytes = static_cast<long long>(prop.totalGlobalMem);
+    facts.l2_bytes = prop.l2CacheSize;
+    facts.memory_bus_bits = prop.memoryBusWidth;
+    facts.sm_clock_mhz = attribute(cudaDevAttrClockRate) / 1000;
+    facts.memory_clock_mhz = attribute(cudaDevAttrMemoryClockRate) / 1000;
+    return facts;
+}
+
+}  // namespace
+
+const DeviceFacts& device_facts() {
+    static const DeviceFacts facts = query();
+    return facts;
+}
+
+std::string DeviceFacts::to_json() const {
+    nlohmann::json j = {{"available", available},
+                        {"name", name},
+                        {"compute_capability", std::to_string(compute_major) + "." + std::to_string(compute_minor)},
+                        {"sm_count", sm_count},
+                        {"global_mem_bytes", global_mem_bytes},
+                        {"l2_bytes", l2_bytes},
+                        {"sm_clock_mhz", sm_clock_mhz},
+                        {"memory_clock_mhz", memory_clock_mhz},
+                        {"memory_bus_bits", memory_bus_bits},
+                        {"driver_version", driver_version},
+                        {"runtime_version", runtime_version}};
+    if (!available) j["unavailable_reason"] = unavailable_reason;
+    return j.dump();
+}
+
+std::string DeviceFacts::one_line() const {
+    if (!available) return unavailable_reason;
+    std::ostringstream out;
+    out << name << " (sm_" << compute_major << compute_minor << ", " << sm_count << " SMs, "
+        << (l2_bytes >> 20) << " MiB L2";
+    if (sm_clock_mhz) out << ", " << sm_clock_mhz << " MHz";
+    out << ", driver " << driver_version / 1000 << "." << (driver_version % 1000) / 10 << ")";
+    return out.str();
+}
+
+}  // namespace gpulab

@@ -1,0 +1,47 @@
+#include "gpulab/solution.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+namespace gpulab {
+namespace {
+
+const char* env_name(Role role) { return role == Role::student ? "GPULAB_SOLUTION_LIB" : "GPULAB_REFERENCE_LIB"; }
+
+const void* open_api(Role role, const std::string& expected_lab) {
+    const char* path = std::getenv(env_name(role));
+    if (!path || !*path)
+        throw std::runtime_error(std::string(env_name(role)) +
+                                 " is not set: run the grader through `make grade` (gpulab-grade), which builds "
+                                 "the solution and tells the tests where it is");
+    // RTLD_LOCAL keeps the student's and the reference's identical symbol names apart.
+    void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) throw std::runtime_error(std::string("cannot load the solution library: ") + dlerror());
+    using Entry = const void* (*)();
+    auto entry = reinterpret_cast<Entry>(dlsym(handle, "gpulab_lab_api"));
+    if (!entry) throw std::runtime_error(std::string(path) + " does not export gpulab_lab_api()");
+    const void* api = entry();
+    const auto* header = static_cast<const LabApiHeader*>(api);
+    if (expected_lab != header->lab)
+        throw std::runtime_error(std::string(path) + " is a solution of lab " + header->lab + ", not " + expected_lab);
+    return api;
+}
+
+}  // namespace
+
+const void* load_lab_api(Role role, const std::string& expected_lab) {
+    static std::mutex mutex;
+    static std::map<Role, const void*> loaded;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = loaded.find(role);
+    if (found != loaded.end()) return found->second;
+    const void* api = open_api(role, expected_lab);
+    loaded[role] = api;
+    return api;
+}
+
+}  // namespace gpulab

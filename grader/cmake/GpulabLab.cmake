@@ -14,30 +14,58 @@ if(NOT TARGET gpulab_graders)
     add_dependencies(gpulab_graders gpulab-grade)
 endif()
 
+# One solution (starter, reference, a planted bug) as shared libraries: one compiled by nvcc for the
+# GPU, one through CPU execution mode; whichever this machine can build.
 function(_gpulab_add_solution lab name source_dir sources expect)
     string(REPLACE "/" "-" suffix "${name}")
-    set(target solution-${lab}-${suffix})
     list(TRANSFORM sources PREPEND "${source_dir}/")
-    add_library(${target} SHARED ${sources} ${PROJECT_SOURCE_DIR}/grader/labs/${lab}/api_export.cpp)
-    target_include_directories(${target} PRIVATE
-        ${PROJECT_SOURCE_DIR}/labs/${lab} ${PROJECT_SOURCE_DIR}/grader/include ${PROJECT_SOURCE_DIR}/grader/labs/${lab})
-    target_link_libraries(${target} PRIVATE CUDA::cudart)
-    # Only gpulab_lab_api() is exported; the student's and the reference's identical names stay
-    # private to their libraries and bind to themselves.
-    set_target_properties(${target} PROPERTIES
-        CXX_VISIBILITY_PRESET hidden
-        CUDA_VISIBILITY_PRESET hidden
-        VISIBILITY_INLINES_HIDDEN ON
-        LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/solutions/${lab}/${name}
-        OUTPUT_NAME solution)
-    target_link_options(${target} PRIVATE -Wl,-Bsymbolic)
-
-    set(entry "{\"target\": \"${target}\", \"library\": \"$<TARGET_FILE:${target}>\"")
-    if(expect)
-        string(APPEND entry ", \"expect\": \"${expect}\"")
-    endif()
-    set(_gpulab_solutions "${_gpulab_solutions}${_gpulab_separator}\"${name}\": ${entry}}" PARENT_SCOPE)
+    set(includes ${PROJECT_SOURCE_DIR}/labs/${lab} ${PROJECT_SOURCE_DIR}/grader/include ${PROJECT_SOURCE_DIR}/grader/labs/${lab})
+    set(export ${PROJECT_SOURCE_DIR}/grader/labs/${lab}/api_export.cpp)
+    set(entry "\"expect\": \"${expect}\"")
+    foreach(mode gpu cpu)
+        if(mode STREQUAL "gpu" AND NOT GPULAB_HAVE_CUDA OR mode STREQUAL "cpu" AND NOT GPULAB_CPU_EXECUTION)
+            continue()
+        endif()
+        set(target solution-${lab}-${suffix}-${mode})
+        if(mode STREQUAL "gpu")
+            add_library(${target} SHARED ${sources} ${export})
+            target_link_libraries(${target} PRIVATE CUDA::cudart)
+        else()
+            add_library(${target} SHARED ${export})
+            gpulab_cpu_add_cuda_sources(${target} ${sources})
+        endif()
+        target_include_directories(${target} PRIVATE ${includes})
+        # Only gpulab_lab_api() is exported; the student's and the reference's identical names stay
+        # private to their libraries and bind to themselves.
+        set_target_properties(${target} PROPERTIES
+            CXX_VISIBILITY_PRESET hidden
+            CUDA_VISIBILITY_PRESET hidden
+            VISIBILITY_INLINES_HIDDEN ON
+            LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/solutions/${lab}/${name}/${mode}
+            OUTPUT_NAME solution)
+        target_link_options(${target} PRIVATE -Wl,-Bsymbolic)
+        string(APPEND entry ", \"${mode}\": {\"target\": \"${target}\", \"library\": \"$<TARGET_FILE:${target}>\"}")
+        if(name STREQUAL "reference")
+            add_dependencies(gpulab_graders ${target})
+        endif()
+    endforeach()
+    set(_gpulab_solutions "${_gpulab_solutions}${_gpulab_separator}\"${name}\": {${entry}}" PARENT_SCOPE)
     set(_gpulab_separator ", " PARENT_SCOPE)
+endfunction()
+
+# The lab's grader binary for one way of running kernels.
+function(_gpulab_add_grader lab mode harness)
+    set(grader_dir ${PROJECT_SOURCE_DIR}/grader/labs/${lab})
+    file(GLOB grader_sources CONFIGURE_DEPENDS ${grader_dir}/*.cpp)
+    list(FILTER grader_sources EXCLUDE REGEX "api_export\\.cpp$")
+    set(target grade-${lab}-${mode})
+    add_executable(${target} ${grader_sources} ${PROJECT_SOURCE_DIR}/grader/src/grader_main.cpp)
+    target_include_directories(${target} PRIVATE ${grader_dir})
+    target_link_libraries(${target} PRIVATE ${harness})
+    target_compile_definitions(${target} PRIVATE GPULAB_LAB_CONFIG_PATH="${PROJECT_SOURCE_DIR}/labs/${lab}/lab.json")
+    # Exports the launch recorder's cudaLaunchKernel to the solution libraries it loads.
+    set_target_properties(${target} PROPERTIES ENABLE_EXPORTS ON)
+    add_dependencies(gpulab_graders ${target})
 endfunction()
 
 # Writes a copy of the reference with the planted bug's edits applied; fails the configure step
@@ -84,7 +112,6 @@ function(gpulab_add_lab lab)
     set(_gpulab_separator "")
     _gpulab_add_solution(${lab} starter ${PROJECT_SOURCE_DIR}/starter/${lab} "${sources}" "")
     _gpulab_add_solution(${lab} reference ${PROJECT_SOURCE_DIR}/reference/${lab} "${sources}" "")
-    add_dependencies(gpulab_graders solution-${lab}-reference)
 
     file(GLOB bug_specs CONFIGURE_DEPENDS ${grader_dir}/wrong/*.json)
     set(bugs "")
@@ -96,16 +123,21 @@ function(gpulab_add_lab lab)
         list(APPEND bugs ${bug})
     endforeach()
 
-    file(GLOB grader_sources CONFIGURE_DEPENDS ${grader_dir}/*.cpp)
-    list(FILTER grader_sources EXCLUDE REGEX "api_export\\.cpp$")
-    add_executable(grade-${lab} ${grader_sources} ${PROJECT_SOURCE_DIR}/grader/src/grader_main.cpp)
-    target_include_directories(grade-${lab} PRIVATE ${grader_dir})
-    target_link_libraries(grade-${lab} PRIVATE gpulab_grader)
-    target_compile_definitions(grade-${lab} PRIVATE GPULAB_LAB_CONFIG_PATH="${config}")
-    add_dependencies(gpulab_graders grade-${lab})
+    set(graders "")
+    if(GPULAB_HAVE_CUDA)
+        _gpulab_add_grader(${lab} gpu gpulab_grader)
+        string(APPEND graders "\"gpu\": \"$<TARGET_FILE:grade-${lab}-gpu>\"")
+    endif()
+    if(GPULAB_CPU_EXECUTION)
+        _gpulab_add_grader(${lab} cpu gpulab_grader_cpu)
+        if(graders)
+            string(APPEND graders ", ")
+        endif()
+        string(APPEND graders "\"cpu\": \"$<TARGET_FILE:grade-${lab}-cpu>\"")
+    endif()
 
     file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/gpulab-labs/${lab}.json CONTENT
-"{\"lab\": \"${lab}\", \"config\": \"${config}\", \"grader\": \"$<TARGET_FILE:grade-${lab}>\",
+"{\"lab\": \"${lab}\", \"config\": \"${config}\", \"graders\": {${graders}},
  \"solutions\": {${_gpulab_solutions}}}
 ")
 
@@ -121,6 +153,16 @@ function(gpulab_add_lab lab)
         add_test(NAME ${lab}/wrong/${bug}-is-caught
                  COMMAND ${grade} --solution wrong/${bug} --require expected --out ${out}/${lab}-wrong-${bug})
         list(APPEND lab_tests ${lab}/wrong/${bug}-is-caught)
+    endforeach()
+    # Where a GPU exists: CPU execution mode must give the GPU's correctness verdicts.
+    foreach(solution reference starter ${bugs})
+        if(NOT solution STREQUAL "reference" AND NOT solution STREQUAL "starter")
+            set(solution wrong/${solution})
+        endif()
+        string(REPLACE "/" "-" name ${solution})
+        add_test(NAME ${lab}/cpu-mode-agrees-with-gpu/${name}
+                 COMMAND ${grade} --solution ${solution} --compare-modes --out ${out}/${lab}-modes-${name})
+        list(APPEND lab_tests ${lab}/cpu-mode-agrees-with-gpu/${name})
     endforeach()
     set_tests_properties(${lab_tests} PROPERTIES RESOURCE_LOCK gpu SKIP_RETURN_CODE 77 TIMEOUT 1800)
 endfunction()

@@ -16,9 +16,13 @@ std::vector<LabManifest> load_manifests(const std::string& build_dir) {
     for (const auto& entry : std::filesystem::directory_iterator(folder)) {
         if (entry.path().extension() != ".json") continue;
         const Json j = load_json_file(entry.path().string());
-        LabManifest lab{j.at("lab"), j.at("config"), j.at("grader"), {}};
-        for (const auto& [name, s] : j.at("solutions").items())
-            lab.solutions[name] = {name, s.at("target"), s.at("library"), s.value("expect", "")};
+        LabManifest lab{j.at("lab"), j.at("config"), j.at("graders").get<std::map<std::string, std::string>>(), {}};
+        for (const auto& [name, s] : j.at("solutions").items()) {
+            Solution solution{name, {}, s.value("expect", "")};
+            for (const char* mode : {"gpu", "cpu"})
+                if (s.contains(mode)) solution.builds[mode] = {s.at(mode).at("target"), s.at(mode).at("library")};
+            lab.solutions[name] = solution;
+        }
         labs.push_back(std::move(lab));
     }
     std::sort(labs.begin(), labs.end(), [](const auto& a, const auto& b) { return a.lab < b.lab; });

@@ -1,5 +1,5 @@
-// What CMake tells the runner about each lab it built: where its config and grader binary are, and
-// which solutions (starter, reference, planted bugs) can be built for it.
+// What CMake tells the runner about each lab it built: where its config is, its grader binary for
+// each way of running kernels, and the solutions (starter, reference, planted bugs) it can build.
 #pragma once
 
 #include <map>
@@ -8,18 +8,23 @@
 
 namespace gpulab::runner {
 
-struct SolutionTarget {
-    std::string name;     // "starter", "reference", "wrong/off-by-one-boundary"
+// "gpu": kernels compiled by nvcc, run on a GPU. "cpu": CPU execution mode, correctness only.
+struct Build {
     std::string target;   // the CMake target that builds it
     std::string library;  // the shared library it produces
-    std::string expect;   // for planted bugs: the JSON file naming the tests that must fail
+};
+
+struct Solution {
+    std::string name;                   // "starter", "reference", "wrong/off-by-one-boundary"
+    std::map<std::string, Build> builds;  // by mode
+    std::string expect;                 // for planted bugs: the JSON file naming the tests that must fail
 };
 
 struct LabManifest {
     std::string lab;
-    std::string config;  // labs/<lab>/lab.json
-    std::string grader;  // the lab's GoogleTest binary
-    std::map<std::string, SolutionTarget> solutions;
+    std::string config;                          // labs/<lab>/lab.json
+    std::map<std::string, std::string> graders;  // the lab's GoogleTest binary, by mode
+    std::map<std::string, Solution> solutions;
 };
 
 // Every lab manifest in <build>/gpulab-labs/, sorted by lab name.

@@ -57,7 +57,7 @@ void print_lab(std::ostream& out, const LabScore& lab, bool color) {
             << fit(s.verdict, 17) << reset << fit(s.measured, 52) << s.threshold << "\n";
     }
     out << "  " << fit("total", 36) << points_text(lab.points, lab.max_points);
-    if (lab.points_not_run > 0) out << "   (" << points_text(lab.points_not_run, lab.max_points) << " not run: they need a CUDA GPU)";
+    if (lab.points_not_run > 0) out << "   (" << points_text(lab.points_not_run, lab.max_points) << " not run: they need a real GPU)";
     out << "\n";
     bool header = false;
     for (const IdScore& s : lab.ids) {
@@ -77,10 +77,16 @@ void print_summary(std::ostream& out, const GradeRun& run, bool color) {
         max_points += lab.max_points;
         not_run += lab.points_not_run;
     }
-    out << "\n== Summary (" << run.solution << ")\n";
+    out << "\n== Summary (" << run.solution << (run.mode == "cpu" ? ", CPU execution: correctness only" : "") << ")\n";
     for (const LabScore& lab : run.labs) out << "  " << fit(lab.lab, 36) << points_text(lab.points, lab.max_points) << "\n";
     out << "  " << fit("total", 36) << points_text(points, max_points) << "\n";
-    if (!run.gpu) {
+    if (run.mode == "cpu") {
+        const char* warn = color ? "\033[33m" : "";
+        const char* reset = color ? "\033[0m" : "";
+        out << warn << "\n  CPU execution: your kernels ran on the CPU, so correctness and stability are graded but "
+            << points_text(not_run, max_points) << " points of speed and technique are not.\n"
+            << "  Run `make grade` on a machine with an NVIDIA GPU for a full grade." << reset << "\n";
+    } else if (!run.gpu) {
         const char* warn = color ? "\033[33m" : "";
         const char* reset = color ? "\033[0m" : "";
         out << warn << "\n  No CUDA GPU was found on this machine: only the tests that need none ran. "
@@ -100,12 +106,13 @@ nlohmann::json to_json(const GradeRun& run) {
         for (const IdScore& s : lab.ids)
             tests.push_back({{"id", s.id}, {"points", s.points}, {"max_points", s.max_points}, {"verdict", s.verdict},
                              {"passed", s.passed}, {"failed", s.failed}, {"skipped", s.skipped}, {"instances", s.total},
-                             {"measured", s.measured}, {"threshold", s.threshold}, {"details", s.details}});
+                             {"measured", s.measured}, {"threshold", s.threshold}, {"properties", s.properties},
+                             {"details", s.details}});
         labs.push_back({{"lab", lab.lab}, {"title", lab.title}, {"points", lab.points}, {"max_points", lab.max_points},
                         {"points_not_run", lab.points_not_run}, {"compiled", lab.compiled},
                         {"build_errors", lab.build_errors}, {"problems", lab.problems}, {"tests", tests}});
     }
-    return {{"solution", run.solution}, {"gpu", run.gpu}, {"device", run.device}, {"seed", run.seed}, {"labs", labs}};
+    return {{"solution", run.solution}, {"mode", run.mode}, {"gpu", run.gpu}, {"device", run.device}, {"seed", run.seed}, {"labs", labs}};
 }
 
 }  // namespace gpulab::runner

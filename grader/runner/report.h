@@ -13,6 +13,7 @@ namespace gpulab::runner {
 
 struct GradeRun {
     std::string solution;
+    std::string mode;  // "gpu" or "cpu"
     nlohmann::json device;  // from the first lab that reported one
     std::string seed;
     bool gpu = false;

@@ -94,11 +94,12 @@ LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
         }
         if (!shown) shown = found->second.back();
         s.measured = property(*shown, "measured");
+        s.properties = shown->properties;
         s.threshold = property(*shown, "threshold");
         const int ran = s.total - s.skipped;
         if (ran == 0) {
             s.verdict = "not run";
-            s.measured = "needs a CUDA GPU";
+            s.measured = "needs a real GPU";
             lab.points_not_run += s.max_points;
         } else {
             s.points = s.max_points * s.passed / s.total;

@@ -19,6 +19,7 @@ struct IdScore {
     std::string verdict;    // a word or two for the table
     std::string measured;   // the figure of the instance shown (the first failure, else the last)
     std::string threshold;
+    nlohmann::json properties = nlohmann::json::object();  // everything the shown instance recorded
     std::vector<std::string> details;  // what a student reads about a failure
 };
 

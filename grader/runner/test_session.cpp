@@ -18,7 +18,8 @@ std::map<std::string, std::string> child_env(const SessionSpec& spec, const std:
     std::map<std::string, std::string> env{{"GPULAB_SOLUTION_LIB", spec.student_library},
                                            {"GPULAB_REFERENCE_LIB", spec.reference_library},
                                            {"GPULAB_LAB_CONFIG", spec.config},
-                                           {"GPULAB_PROGRESS_FILE", progress}};
+                                           {"GPULAB_PROGRESS_FILE", progress},
+                                           {"GPULAB_ARTIFACT_DIR", (fs::path(spec.work_dir) / "artifacts").string()}};
     if (!spec.seed.empty()) env["GPULAB_SEED"] = spec.seed;
     return env;
 }

@@ -156,7 +156,7 @@ std::string Comparison::explain(const std::string& what) const {
 }
 
 std::string Comparison::figure() const {
-    if (unwritten) return std::to_string(unwritten) + " cells unwritten";
+    if (unwritten) return std::to_string(unwritten) + (unwritten == 1 ? " cell unwritten" : " cells unwritten");
     if (wrong) return std::to_string(wrong) + " wrong, max err " + short_number(max_abs_error);
     return "max rel err " + short_number(max_rel_error);
 }

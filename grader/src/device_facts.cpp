@@ -19,6 +19,9 @@ int attribute(cudaDeviceAttr attr) {
 
 DeviceFacts query() {
     DeviceFacts facts;
+#ifdef GPULAB_CPU_MODE
+    facts.emulated = true;
+#endif
     cudaDriverGetVersion(&facts.driver_version);
     cudaRuntimeGetVersion(&facts.runtime_version);
     int count = 0;
@@ -57,6 +60,7 @@ const DeviceFacts& device_facts() {
 
 std::string DeviceFacts::to_json() const {
     nlohmann::json j = {{"available", available},
+                        {"emulated", emulated},
                         {"name", name},
                         {"compute_capability", std::to_string(compute_major) + "." + std::to_string(compute_minor)},
                         {"sm_count", sm_count},
@@ -73,6 +77,7 @@ std::string DeviceFacts::to_json() const {
 
 std::string DeviceFacts::one_line() const {
     if (!available) return unavailable_reason;
+    if (emulated) return name + ": kernels run on the CPU, correctness only";
     std::ostringstream out;
     out << name << " (sm_" << compute_major << compute_minor << ", " << sm_count << " SMs, "
         << (l2_bytes >> 20) << " MiB L2";

@@ -107,7 +107,7 @@ private:
     // After an illegal address or a crashed kernel every later CUDA call fails too; a fresh process
     // gives the remaining tests a clean context.
     static void exit_if_context_lost(const std::string& name) {
-        if (!gpu_available()) return;
+        if (!device_facts().available) return;
         const cudaError_t status = cudaDeviceSynchronize();
         if (!is_sticky_cuda_error(status)) {
             cudaGetLastError();

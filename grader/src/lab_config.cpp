@@ -21,7 +21,12 @@ const Json& lab_config() {
     static const Json config = [] {
         const char* path = std::getenv("GPULAB_LAB_CONFIG");
         if (!path || !*path) throw std::runtime_error("GPULAB_LAB_CONFIG is not set");
-        return load_json_file(path);
+        Json config = load_json_file(path);
+#ifdef GPULAB_CPU_MODE
+        // CPU execution mode may run smaller problems: "cpu_mode" is a JSON merge patch over the config.
+        if (config.contains("cpu_mode")) config.merge_patch(config.at("cpu_mode"));
+#endif
+        return config;
     }();
     return config;
 }

@@ -8,6 +8,7 @@ namespace gpulab {
 
 struct DeviceFacts {
     bool available = false;
+    bool emulated = false;  // CPU execution mode: kernels run on the CPU, for correctness only
     std::string unavailable_reason;  // set when !available
     std::string name;
     int compute_major = 0, compute_minor = 0;
@@ -26,6 +27,7 @@ struct DeviceFacts {
 // Queries device 0 once per process; never throws.
 const DeviceFacts& device_facts();
 
-inline bool gpu_available() { return device_facts().available; }
+// A real GPU (not CPU execution mode) is there to time kernels on.
+inline bool gpu_available() { return device_facts().available && !device_facts().emulated; }
 
 }  // namespace gpulab

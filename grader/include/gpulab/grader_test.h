@@ -7,12 +7,22 @@
 
 #include <string>
 
-// Tests that launch kernels start with this: without a GPU they are skipped with a visible reason
-// and counted as "not run", never as failed or passed.
-#define GPULAB_REQUIRE_GPU()                                                                    \
+// Tests that launch kernels start with GPULAB_REQUIRE_DEVICE(): they run on a GPU, or on the CPU in
+// CPU execution mode, and are skipped with a visible reason when neither is available.
+#define GPULAB_REQUIRE_DEVICE()                                                                 \
     do {                                                                                        \
-        if (!::gpulab::gpu_available())                                                         \
+        if (!::gpulab::device_facts().available)                                                \
             GTEST_SKIP() << "needs a CUDA GPU: " << ::gpulab::device_facts().unavailable_reason; \
+    } while (0)
+
+// Speed and technique tests need real hardware: CPU execution mode checks correctness only.
+#define GPULAB_REQUIRE_GPU()                                                                       \
+    do {                                                                                           \
+        if (!::gpulab::device_facts().available)                                                   \
+            GTEST_SKIP() << "needs a CUDA GPU: " << ::gpulab::device_facts().unavailable_reason;    \
+        if (::gpulab::device_facts().emulated)                                                     \
+            GTEST_SKIP() << "needs a real GPU: CPU execution mode checks correctness only, so speed " \
+                            "and technique are graded on a GPU";                                   \
     } while (0)
 
 // Like EXPECT_TRUE / ASSERT_TRUE, but the failure shows only the message streamed into it: students

@@ -12,7 +12,8 @@ using Json = nlohmann::json;
 
 // The config of the lab this grader binary was built for, from $GPULAB_LAB_CONFIG (the grader's
 // main() points it at the lab's own file unless it is already set). Throws with the path when it is
-// missing or malformed.
+// missing or malformed. In CPU execution mode the config's "cpu_mode" object is merged over it
+// (RFC 7386 merge patch), so a lab can shrink long runs there; it must keep every awkward size.
 const Json& lab_config();
 
 // config["a"]["b"] with a message that names the missing key, for grader code.

@@ -8,6 +8,7 @@
 #include "gpulab/grader_test.h"
 #include "gpulab/guarded_array.h"
 #include "gpulab/lab_config.h"
+#include "gpulab/launch_recorder.h"
 #include "gpulab/random.h"
 #include "gpulab/timing.h"
 
@@ -96,7 +97,7 @@ class Step : public testing::TestWithParam<StepCase> {};
 class StepScope : public testing::TestWithParam<int> {};
 
 TEST_P(Step, MatchesOracle) {
-    GPULAB_REQUIRE_GPU();
+    GPULAB_REQUIRE_DEVICE();
     const auto [M, r_wanted] = GetParam();
     const float r = float(r_wanted);
     auto rng = gpulab::Rng::for_current_test();
@@ -127,7 +128,7 @@ TEST_P(Step, MatchesOracle) {
 }
 
 TEST_P(StepScope, TouchesOnlyTheInterior) {
-    GPULAB_REQUIRE_GPU();
+    GPULAB_REQUIRE_DEVICE();
     const int M = GetParam();
     auto rng = gpulab::Rng::for_current_test();
     const std::vector<float> in = random_rod(rng, M);
@@ -165,7 +166,7 @@ TEST_P(StepScope, TouchesOnlyTheInterior) {
 class Boundary : public testing::TestWithParam<int> {};
 
 TEST_P(Boundary, InsulatedEnds) {
-    GPULAB_REQUIRE_GPU();
+    GPULAB_REQUIRE_DEVICE();
     const int M = GetParam();
     auto rng = gpulab::Rng::for_current_test();
     const std::vector<float> before = random_rod(rng, M);
@@ -225,7 +226,7 @@ SolveCase solve_case(const std::string& name) {
 class Solve : public testing::TestWithParam<std::string> {};
 
 TEST_P(Solve, MatchesOracle) {
-    GPULAB_REQUIRE_GPU();
+    GPULAB_REQUIRE_DEVICE();
     const SolveCase c = solve_case(GetParam());
     std::vector<float> f(c.start.begin(), c.start.end());
     const int steps = student().solve(f.data(), c.M, c.k, c.dx, c.tmax);
@@ -324,7 +325,7 @@ LongRun long_run() {
 }
 
 TEST(Stability, MaximumPrinciple) {
-    GPULAB_REQUIRE_GPU();
+    GPULAB_REQUIRE_DEVICE();
     const LongRun run = long_run();
     const auto [lo0, hi0] = std::minmax_element(run.start.begin(), run.start.end());
     const auto [lo, hi] = std::minmax_element(run.end.begin(), run.end.end(),
@@ -342,7 +343,7 @@ TEST(Stability, MaximumPrinciple) {
 }
 
 TEST(Stability, ConservesHeat) {
-    GPULAB_REQUIRE_GPU();
+    GPULAB_REQUIRE_DEVICE();
     const LongRun run = long_run();
     const auto interior_heat = [](const std::vector<float>& f) {
         return std::accumulate(f.begin() + 1, f.end() - 1, 0.0, [](double sum, float v) { return sum + v; });
@@ -358,7 +359,7 @@ TEST(Stability, ConservesHeat) {
 }
 
 TEST(Stability, CosineDecayRate) {
-    GPULAB_REQUIRE_GPU();
+    GPULAB_REQUIRE_DEVICE();
     const Json& spec = section("stability").at("cosine");
     const int N = spec.at("interior"), m = spec.at("mode"), steps = spec.at("steps");
     const int M = N + 2;
@@ -381,7 +382,7 @@ TEST(Stability, CosineDecayRate) {
 }
 
 TEST(Stability, BlowsUpAboveBound) {
-    GPULAB_REQUIRE_GPU();
+    GPULAB_REQUIRE_DEVICE();
     const Json& spec = section("stability").at("blow_up");
     const int N = spec.at("interior"), steps = spec.at("steps");
     const int M = N + 2, m = N - 1;  // the highest mode the insulated rod has
@@ -425,8 +426,12 @@ TEST(Speed, StepThroughput) {
     d_in.upload(in);
 
     // Speed counts only for a correct kernel, so check this size first.
-    student().launch_step(d_in.data(), d_student.data(), M, r);
-    gpulab::check_student_launch("launch_step");
+    {
+        gpulab::LaunchRecorder recorder;
+        student().launch_step(d_in.data(), d_student.data(), M, r);
+        gpulab::check_student_launch("launch_step");
+        for (const auto& launch : recorder.launches()) testing::Test::RecordProperty("student_launch", launch.describe());
+    }
     {
         const std::vector<float> out = d_student.download();
         const std::vector<double> expected = oracle::step(oracle::widen(in), double(r));

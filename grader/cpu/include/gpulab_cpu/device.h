@@ -1,0 +1,105 @@
+// Device-side language of CPU execution mode: qualifiers, built-in index variables, barriers, fences.
+// Math, atomics and the list of unsupported constructs live in math.h, atomics.h and unsupported.h.
+#pragma once
+#include "types.h"
+
+// ---- qualifiers: kernels and device functions are ordinary C++ functions on the CPU ----
+#define __global__
+#define __device__
+#define __host__
+#define __constant__
+#define __managed__
+#define __grid_constant__
+// Empty: libstdc++ itself writes __attribute__((__noinline__)), which a function-like expansion would break.
+#define __noinline__
+#define __forceinline__ inline __attribute__((always_inline))
+#define __inline_hint__
+#define __launch_bounds__(...)
+// A GNU attribute (not alignas) because it may follow the `static thread_local` that the rewriter inserts.
+#define __align__(n) __attribute__((aligned(n)))
+#define __device_builtin__
+#define __cudart_builtin__
+// `__shared__` needs per-block storage and poisoning, which gpulab-cu2cpp writes for every .cu file it
+// rewrites. A header the rewriter did not see ends up here: fail and name the construct and the fix.
+#define __shared__ \
+  __shared___is_only_supported_in_files_rewritten_by_gpulab_cu2cpp_add_this_file_to_gpulab_cpu_add_cuda_sources
+
+namespace gpulab::cpu {
+// Per-OS-thread execution state, written by the block scheduler before it resumes a CUDA thread (a fiber).
+// `__thread` (no dynamic initialisation) plus the initial-exec model make every access one %fs-relative
+// load, also from a student library that was dlopen'ed: the runtime library that owns this variable is
+// always loaded with the executable.
+struct ThreadContext {
+  uint3 thread_idx;
+  uint3 block_idx;
+  uint3 block_dim;
+  uint3 grid_dim;
+  unsigned char* dynamic_shared;         // this worker's dynamic shared buffer, poisoned per block
+  unsigned long long block_epoch;        // increases for every block a worker runs (0: not in a kernel)
+  void* slot;                            // the running CUDA thread's scheduler record (null: host code)
+};
+}  // namespace gpulab::cpu
+extern __thread gpulab::cpu::ThreadContext gpulab_cpu_tls __attribute__((tls_model("initial-exec")));
+
+#define threadIdx (static_cast<const ::uint3&>(::gpulab_cpu_tls.thread_idx))
+#define blockIdx (static_cast<const ::uint3&>(::gpulab_cpu_tls.block_idx))
+#define blockDim (::dim3(::gpulab_cpu_tls.block_dim))
+#define gridDim (::dim3(::gpulab_cpu_tls.grid_dim))
+constexpr int warpSize = 32;
+
+namespace gpulab::cpu {
+void syncthreads(const char* file, int line);
+int syncthreads_count(const char* file, int line, int predicate);
+int syncthreads_and(const char* file, int line, int predicate);
+int syncthreads_or(const char* file, int line, int predicate);
+[[noreturn]] void device_trap(const char* what, const char* file, int line);
+void poison_shared(void* p, size_t n);
+unsigned char* dynamic_shared_memory();
+long long clock64();
+
+// File-scope `__shared__` variables register a getter; the scheduler poisons them at each block start.
+struct SharedRegion { void* ptr; size_t size; };
+struct SharedRegistrar { explicit SharedRegistrar(SharedRegion (*getter)()); };
+
+// `extern __shared__ T name[];` at file scope: every use must reach the current worker's buffer.
+template <class T>
+struct DynamicShared {
+  operator T*() const { return reinterpret_cast<T*>(dynamic_shared_memory()); }
+  T& operator[](size_t i) const { return reinterpret_cast<T*>(dynamic_shared_memory())[i]; }
+};
+}  // namespace gpulab::cpu
+
+// Barriers carry their call site so that threads waiting at different __syncthreads() are reported.
+#define __syncthreads() ::gpulab::cpu::syncthreads(__FILE__, __LINE__)
+#define __syncthreads_count(p) ::gpulab::cpu::syncthreads_count(__FILE__, __LINE__, (p))
+#define __syncthreads_and(p) ::gpulab::cpu::syncthreads_and(__FILE__, __LINE__, (p))
+#define __syncthreads_or(p) ::gpulab::cpu::syncthreads_or(__FILE__, __LINE__, (p))
+#define __trap() ::gpulab::cpu::device_trap("__trap()", __FILE__, __LINE__)
+#define __brkpt() ::gpulab::cpu::device_trap("__brkpt()", __FILE__, __LINE__)
+
+// A block's threads share one OS thread and blocks run on several: memory fences must be real ones.
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_block() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+inline long long clock64() { return gpulab::cpu::clock64(); }
+inline void __nanosleep(unsigned) {}
+template <class T>
+inline T __ldg(const T* p) { return *p; }
+template <class T>
+inline T __ldcg(const T* p) { return *p; }
+template <class T>
+inline T __ldcs(const T* p) { return *p; }
+template <class T>
+inline void __stcg(T* p, T v) { *p = v; }
+template <class T>
+inline void __stcs(T* p, T v) { *p = v; }
+
+// Emitted by gpulab-cu2cpp after each static `__shared__` declaration in a function: the first CUDA
+// thread of a block that reaches the declaration fills it with 0xFF bytes (NaN for floats, -1 for ints),
+// so a value read before any thread of this block wrote it never looks right.
+#define GPULAB_SHARED_POISON(name)                                                  \
+  static thread_local unsigned long long name##_gpulab_epoch_ = 0;                  \
+  if (name##_gpulab_epoch_ != ::gpulab_cpu_tls.block_epoch) {                       \
+    name##_gpulab_epoch_ = ::gpulab_cpu_tls.block_epoch;                            \
+    ::gpulab::cpu::poison_shared((void*)&(name), sizeof(name));                     \
+  }

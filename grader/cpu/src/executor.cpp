@@ -1,0 +1,252 @@
+// Launch execution: validates the configuration like the CUDA runtime does, then spreads the grid's blocks
+// over a pool of OS worker threads (one block at a time per worker, so that static __shared__ variables can
+// be per-worker thread_local storage) and turns what went wrong into CUDA errors.
+#include <sys/mman.h>
+#include <unistd.h>
+#include <pthread.h>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <thread>
+#include "worker.h"
+
+namespace gpulab::cpu {
+namespace {
+const size_t kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+constexpr size_t kDefaultDynamicShared = 48 << 10;  // CUDA's limit without cudaFuncSetAttribute
+constexpr size_t kMaxDynamicShared = 227 << 10;     // H100 opt-in limit
+
+unsigned long long env_ull(const char* name, unsigned long long fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  unsigned long long x = std::strtoull(v, &end, 0);
+  return end && *end == '\0' ? x : fallback;
+}
+
+__thread Worker* t_worker = nullptr;
+thread_local std::unique_ptr<Worker> t_worker_owner;
+
+// Helper OS threads; the launching thread works too, so a pool of N-1 helpers gives N workers.
+class Pool {
+ public:
+  explicit Pool(int helpers) {
+    for (int i = 0; i < helpers; ++i) std::thread([this] { loop(); }).detach();
+    helpers_ = helpers;
+  }
+  void run(LaunchJob& job, void (*work)(LaunchJob&)) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      job_ = &job;
+      work_ = work;
+      pending_ = helpers_;
+      ++generation_;
+    }
+    wake_.notify_all();
+    work(job);
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [this] { return pending_ == 0; });
+    job_ = nullptr;
+  }
+
+ private:
+  void loop() {
+    unsigned long long seen = 0;
+    for (;;) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return generation_ != seen; });
+      seen = generation_;
+      LaunchJob* job = job_;
+      void (*work)(LaunchJob&) = work_;
+      lock.unlock();
+      work(*job);
+      lock.lock();
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  LaunchJob* job_ = nullptr;
+  void (*work_)(LaunchJob&) = nullptr;
+  unsigned long long generation_ = 0;
+  int pending_ = 0;
+  int helpers_ = 0;
+};
+
+Pool* g_pool = nullptr;
+std::mutex g_pool_mutex;
+
+Pool& pool() {
+  std::lock_guard<std::mutex> lock(g_pool_mutex);
+  if (!g_pool) {
+    g_pool = new Pool(worker_count() - 1);  // never destroyed: helpers may still be parked at exit
+    // A forked child (per-test processes) has none of the parent's helper threads: start over there.
+    static bool once = (pthread_atfork(nullptr, nullptr, [] { g_pool = nullptr; }), true);
+    (void)once;
+  }
+  return *g_pool;
+}
+
+void work_on(LaunchJob& job) {
+  prepare_thread_for_kernels();
+  Worker& w = this_worker();
+  while (!job.abort.load(std::memory_order_relaxed)) {
+    unsigned long long b = job.next.fetch_add(1, std::memory_order_relaxed);
+    if (b >= job.nblocks) break;
+    if (!run_block(w, job, b)) break;
+  }
+  w.job = nullptr;
+}
+
+std::mutex g_attr_mutex;
+std::map<const void*, size_t> g_max_dynamic_shared;
+
+std::vector<SharedRegion (*)()>& shared_getters() {
+  static std::vector<SharedRegion (*)()> v;
+  return v;
+}
+
+bool config_ok(const LaunchSite& site, dim3 grid, dim3 block, size_t shmem, const void* kernel) {
+  auto where = [&] { return format("launch of kernel %s at %s:%d", site.kernel, site.file, site.line); };
+  unsigned long long threads = 1ull * block.x * block.y * block.z;
+  if (block.x == 0 || block.y == 0 || block.z == 0 || block.x > 1024 || block.y > 1024 || block.z > 64 ||
+      threads > 1024) {
+    fail(cudaErrorInvalidConfiguration,
+         format("%s: block (%u,%u,%u) is not a valid block shape (at most 1024 threads, 1024x1024x64)", where().c_str(),
+                block.x, block.y, block.z));
+    return false;
+  }
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535) {
+    fail(cudaErrorInvalidConfiguration,
+         format("%s: grid (%u,%u,%u) is not a valid grid shape", where().c_str(), grid.x, grid.y, grid.z));
+    return false;
+  }
+  size_t limit = max_dynamic_shared_for(kernel);
+  if (shmem > limit) {
+    fail(cudaErrorInvalidValue,
+         format("%s: %zu bytes of dynamic shared memory requested, the limit is %zu (raise it with "
+                "cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes))",
+                where().c_str(), shmem, limit));
+    return false;
+  }
+  return true;
+}
+}  // namespace
+
+Worker::Worker() : stacks(static_cast<size_t>(env_ull("GPULAB_CPU_STACK_KB", 64)) << 10) {
+  dyn_map_len = kMaxDynamicShared + kPage + kPage;
+  dyn_map_len = (dyn_map_len + kPage - 1) / kPage * kPage;
+  void* m = mmap(nullptr, dyn_map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) throw std::bad_alloc();
+  dyn_map = static_cast<unsigned char*>(m);
+  dyn_end = dyn_map + dyn_map_len - kPage;
+  mprotect(dyn_end, kPage, PROT_NONE);
+}
+
+Worker::~Worker() {
+  slots.clear();
+  if (dyn_map) munmap(dyn_map, dyn_map_len);
+}
+
+Worker& this_worker() {
+  if (!t_worker) {
+    t_worker_owner = std::make_unique<Worker>();
+    t_worker = t_worker_owner.get();
+  }
+  return *t_worker;
+}
+Worker* this_worker_if_any() { return t_worker; }
+
+int worker_count() {
+  static const int n = [] {
+    unsigned hw = std::thread::hardware_concurrency();
+    auto v = env_ull("GPULAB_CPU_THREADS", hw ? hw : 1);
+    return static_cast<int>(v < 1 ? 1 : (v > 256 ? 256 : v));
+  }();
+  return n;
+}
+
+namespace {
+std::atomic<unsigned long long> g_seed{env_ull("GPULAB_CPU_SEED", 1)};
+}
+unsigned long long scheduling_seed() { return g_seed.load(std::memory_order_relaxed); }
+void set_scheduling_seed(unsigned long long seed) { g_seed = seed; }
+
+size_t max_dynamic_shared_for(const void* kernel) {
+  std::lock_guard<std::mutex> lock(g_attr_mutex);
+  auto it = g_max_dynamic_shared.find(kernel);
+  return it == g_max_dynamic_shared.end() ? kDefaultDynamicShared : it->second;
+}
+
+cudaError_t func_set_attribute(const void* func, cudaFuncAttribute attr, int value) {
+  if (cudaError_t s = sticky_error()) return s;
+  if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+    if (value < 0 || static_cast<size_t>(value) > kMaxDynamicShared)
+      return fail(cudaErrorInvalidValue, format("cudaFuncSetAttribute: %d bytes of dynamic shared memory exceed "
+                                                "the %zu-byte limit",
+                                                value, kMaxDynamicShared));
+    std::lock_guard<std::mutex> lock(g_attr_mutex);
+    g_max_dynamic_shared[func] = static_cast<size_t>(value);
+  }
+  return cudaSuccess;  // carveout and other hints mean nothing on a CPU
+}
+
+cudaError_t func_get_attributes(cudaFuncAttributes* attr, const void*) {
+  if (cudaError_t s = sticky_error()) return s;
+  if (attr) *attr = cudaFuncAttributes{};
+  return fail(cudaErrorNotSupported,
+              "cudaFuncGetAttributes is not available in CPU execution mode (registers, local and static shared "
+              "memory are properties of a GPU binary); technique checks need a GPU");
+}
+
+SharedRegistrar::SharedRegistrar(SharedRegion (*getter)()) { shared_getters().push_back(getter); }
+
+void poison_file_scope_shared() {
+  for (auto getter : shared_getters()) {
+    SharedRegion r = getter();
+    std::memset(r.ptr, 0xFF, r.size);
+  }
+}
+
+long long clock64() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void launch(const LaunchSite& site, const void* kernel, dim3 grid, dim3 block, size_t shmem, cudaStream_t,
+            KernelThunk thunk, const void* payload) {
+  if (cudaError_t s = sticky_error()) {
+    fail(s, "");
+    return;
+  }
+  if (gpulab_cpu_tls.slot) {
+    fail(cudaErrorNotSupported, format("kernel %s launched from device code at %s:%d: dynamic parallelism is not "
+                                       "supported in CPU execution mode",
+                                       site.kernel, site.file, site.line));
+    return;
+  }
+  if (!config_ok(site, grid, block, shmem, kernel)) return;
+  // One launch at a time, like CUDA's legacy default stream; also keeps the pool single-job.
+  static std::mutex launch_mutex;
+  std::lock_guard<std::mutex> serial(launch_mutex);
+  LaunchJob job;
+  job.site = site;
+  job.kernel = kernel;
+  job.grid = grid;
+  job.block = block;
+  job.shmem = shmem;
+  job.thunk = thunk;
+  job.payload = payload;
+  job.nthreads = block.x * block.y * block.z;
+  job.nblocks = 1ull * grid.x * grid.y * grid.z;
+  job.seed = scheduling_seed();
+  if (worker_count() <= 1 || job.nblocks == 1) work_on(job);
+  else pool().run(job, work_on);
+  std::string canary = check_underflow_canaries();
+  if (!canary.empty())
+    job.record(cudaErrorIllegalAddress, format("%s (kernel %s launched at %s:%d)", canary.c_str(), site.kernel,
+                                               site.file, site.line));
+  if (job.err != cudaSuccess) fail(job.err, job.msg + format(" [GPULAB_CPU_SEED=%llu]", job.seed));
+}
+}  // namespace gpulab::cpu

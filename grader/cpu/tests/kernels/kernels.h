@@ -1,0 +1,35 @@
+// Host entry points of the test kernels (each implemented in a .cu file next to this header, compiled for
+// the CPU through gpulab-cu2cpp). Pointers are device pointers; each returns cudaGetLastError() after its
+// launch(es), like a lab's launch function.
+#pragma once
+#include <cuda_runtime.h>
+
+cudaError_t stencil1d_tiled(const float* in, float* out, int n, float cl, float cc, float cr);
+cudaError_t stencil1d_dynamic(const float* in, float* out, int n, float cl, float cc, float cr, int block,
+                              cudaStream_t stream);
+cudaError_t stencil3d_tiled(const float* in, float* out, unsigned n, const float c[7]);
+cudaError_t stencil3d_coarsened(const float* in, float* out, unsigned n, const float c[7]);
+cudaError_t stencil2d_constant_set(const float c[5]);
+cudaError_t stencil2d_constant(const float* in, float* out, int width, int height);
+cudaError_t matmul_tiled(const float* a, const float* b, float* c, int m, int n, int k);
+cudaError_t block_sums(const float* in, float* out, int n);  // file-scope __shared__, tree reduction
+// Histogram of values in [0, bins) plus sum (float and double), max, min, count of odd values.
+struct AtomicsResult {
+  float fsum;
+  double dsum;
+  int imax;
+  int imin;
+  unsigned odd_count;
+  unsigned cas_count;
+};
+cudaError_t atomics_run(const int* values, int n, unsigned* hist, int bins, AtomicsResult* result_dev);
+
+// Unusual launch / __shared__ spellings; p has 32 floats, each must end up 12.
+cudaError_t rewriter_cases(float* p);
+
+// Planted bugs.
+cudaError_t stencil3d_tiled_nosync(const float* in, float* out, unsigned n, const float c[7]);
+cudaError_t smooth_inplace(float* x, int n);
+cudaError_t fill_off_by_one(float* out, int n);
+cudaError_t divergent_barrier(float* out);
+cudaError_t device_assert_negative(const float* in, int n);

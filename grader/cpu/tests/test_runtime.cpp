@@ -1,0 +1,77 @@
+// The host runtime API of CPU mode behaves like CUDA's where graders depend on it.
+#include <cuda_runtime.h>
+#include "test_util.h"
+
+namespace {
+using ::testing::HasSubstr;
+
+TEST_F(CpuMode, DeviceProperties) {
+  int count = 0;
+  CUDA_OK(cudaGetDeviceCount(&count));
+  EXPECT_EQ(count, 1);
+  cudaDeviceProp p;
+  CUDA_OK(cudaGetDeviceProperties(&p, 0));
+  EXPECT_STREQ(p.name, "CPU execution (gpulab)");
+  EXPECT_EQ(p.sharedMemPerBlock, 48u << 10);
+  EXPECT_EQ(p.maxThreadsPerBlock, 1024);
+  EXPECT_EQ(p.warpSize, 32);
+  EXPECT_GT(p.multiProcessorCount, 0);
+  EXPECT_GT(p.totalGlobalMem, 0u);
+  int v = 0;
+  CUDA_OK(cudaDeviceGetAttribute(&v, cudaDevAttrL2CacheSize, 0));
+  EXPECT_GT(v, 0);
+  EXPECT_EQ(cudaSetDevice(1), cudaErrorInvalidDevice);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidDevice);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);  // not sticky
+}
+
+TEST_F(CpuMode, ErrorStrings) {
+  EXPECT_STREQ(cudaGetErrorName(cudaErrorIllegalAddress), "cudaErrorIllegalAddress");
+  EXPECT_STREQ(cudaGetErrorString(cudaErrorIllegalAddress), "an illegal memory access was encountered");
+  EXPECT_EQ(int(cudaErrorLaunchFailure), 719);
+}
+
+TEST_F(CpuMode, BadLaunchConfigurationIsNotSticky) {
+  DeviceBuffer<float> in(4), out(4);
+  EXPECT_EQ(stencil1d_dynamic(in.get(), out.get(), 4, 1, 1, 1, 2048, nullptr), cudaErrorInvalidConfiguration);
+  EXPECT_THAT(gpulab::cpu::last_error_detail(), HasSubstr("stencil1d_dynamic_kernel"));
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  EXPECT_EQ(stencil1d_dynamic(in.get(), out.get(), 4, 1, 1, 1, 32, nullptr), cudaSuccess);
+}
+
+TEST_F(CpuMode, MemcpyChecksDeviceRanges) {
+  DeviceBuffer<float> d(10);
+  std::vector<float> h(20, 1.0f);
+  EXPECT_EQ(cudaMemcpy(d.get(), h.data(), 20 * sizeof(float), cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMemcpy(h.data(), h.data() + 10, 4, cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMemcpy(d.get(), h.data(), 10 * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemset(d.get(), 0, 11 * sizeof(float)), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaFree(h.data()), cudaErrorInvalidValue);
+}
+
+TEST_F(CpuMode, EventsMeasureWallClock) {
+  cudaEvent_t a, b;
+  CUDA_OK(cudaEventCreate(&a));
+  CUDA_OK(cudaEventCreate(&b));
+  CUDA_OK(cudaEventRecord(a));
+  CUDA_OK(cudaEventRecord(b));
+  CUDA_OK(cudaEventSynchronize(b));
+  float ms = -1;
+  CUDA_OK(cudaEventElapsedTime(&ms, a, b));
+  EXPECT_GE(ms, 0.0f);
+  CUDA_OK(cudaEventDestroy(a));
+  CUDA_OK(cudaEventDestroy(b));
+}
+
+TEST_F(CpuMode, RewriterHandlesUnusualSpellings) {
+  DeviceBuffer<float> p(32);
+  CUDA_OK(rewriter_cases(p.get()));
+  for (float v : p.download()) EXPECT_EQ(v, 12.0f);
+}
+
+TEST_F(CpuMode, FuncGetAttributesSaysNotAvailable) {
+  cudaFuncAttributes attr;
+  EXPECT_EQ(cudaFuncGetAttributes(&attr, &stencil1d_tiled), cudaErrorNotSupported);
+  EXPECT_THAT(gpulab::cpu::last_error_detail(), HasSubstr("not available in CPU execution mode"));
+}
+}  // namespace

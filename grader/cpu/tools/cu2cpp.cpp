@@ -1,0 +1,436 @@
+// gpulab-cu2cpp: turns a CUDA C++ file into C++ that g++ compiles against the CPU runtime.
+//
+//   gpulab-cu2cpp <in.cu> <out.cpp>
+//
+// Only what is not C++ is rewritten, in place, never adding or removing a line (a `#line 1 "<in.cu>"` at the
+// top then makes diagnostics and __FILE__/__LINE__ point at the student's file and line):
+//   * launches  k<<<g, b[, shmem[, stream]]>>>(args)  (also k<T, 4>, ns::k, obj.k, (expr), split over lines)
+//       -> ::gpulab::cpu::make_launcher("k", __FILE__, __LINE__, k, g, b, shmem, stream)(args)
+//   * static `__shared__ T a[N];`  -> per-worker `static thread_local` storage, poisoned (0xFF) by the first
+//       thread of every block that reaches it (GPULAB_SHARED_POISON), or at block start for file scope
+//   * `extern __shared__ T a[];`   -> `T* const a` pointing at the block's dynamic shared buffer
+//   * inline PTX `asm(...)`         -> a static_assert naming the construct (unsupported)
+// `__global__`, `__device__`, `__constant__`, `__host__`... are macros of the CPU runtime headers.
+// This is a token-level rewriter, not a parser: it skips comments, string/char literals and (except for
+// launches inside #define) preprocessor directives, and tracks braces to tell file scope from function scope.
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Token {
+  enum Kind { Ident, Number, String, Char, Punct, DirectiveEnd } kind;
+  size_t pos, len;
+  std::string text;
+  bool directive;  // inside a preprocessor directive
+};
+
+struct Edit {
+  size_t pos, len;
+  std::string text;
+};
+
+bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+[[noreturn]] void die(const std::string& file, const std::string& src, size_t pos, const std::string& msg) {
+  int line = 1 + static_cast<int>(std::count(src.begin(), src.begin() + static_cast<long>(pos), '\n'));
+  std::cerr << file << ":" << line << ": error: gpulab-cu2cpp: " << msg << "\n";
+  std::exit(1);
+}
+
+std::vector<Token> tokenize(const std::string& s) {
+  std::vector<Token> toks;
+  size_t i = 0, n = s.size();
+  bool line_start = true, in_directive = false;
+  auto push = [&](Token::Kind k, size_t b, size_t e) {
+    toks.push_back(Token{k, b, e - b, s.substr(b, e - b), in_directive});
+  };
+  while (i < n) {
+    char c = s[i];
+    if (c == '\n') {
+      if (in_directive) {
+        in_directive = false;
+        toks.push_back(Token{Token::DirectiveEnd, i, 0, "", true});
+      }
+      line_start = true;
+      ++i;
+      continue;
+    }
+    if (c == '\\' && (i + 1 < n) && (s[i + 1] == '\n' || (s[i + 1] == '\r' && i + 2 < n && s[i + 2] == '\n'))) {
+      i += s[i + 1] == '\n' ? 2 : 3;
+      continue;
+    }
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+      continue;
+    }
+    if (c == '/' && i + 1 < n && s[i + 1] == '/') {
+      while (i < n && s[i] != '\n') {
+        if (s[i] == '\\' && i + 1 < n && s[i + 1] == '\n') ++i;  // continued comment line
+        ++i;
+      }
+      continue;
+    }
+    if (c == '/' && i + 1 < n && s[i + 1] == '*') {
+      size_t e = s.find("*/", i + 2);
+      i = e == std::string::npos ? n : e + 2;
+      continue;
+    }
+    if (c == '#' && line_start) {
+      in_directive = true;
+      line_start = false;
+      push(Token::Punct, i, i + 1);
+      ++i;
+      continue;
+    }
+    line_start = false;
+    size_t b = i;
+    if (ident_start(c)) {
+      while (i < n && ident_char(s[i])) ++i;
+      std::string id = s.substr(b, i - b);
+      if (i < n && s[i] == '"' && (id == "R" || id == "u8R" || id == "uR" || id == "UR" || id == "LR")) {
+        size_t open = s.find('(', i);
+        std::string delim = s.substr(i + 1, open - i - 1);
+        size_t close = s.find(")" + delim + "\"", open);
+        i = close == std::string::npos ? n : close + delim.size() + 2;
+        push(Token::String, b, i);
+        continue;
+      }
+      if (i < n && (s[i] == '"' || s[i] == '\'') && (id == "u8" || id == "u" || id == "U" || id == "L")) {
+        c = s[i];  // prefixed literal: fall through to the literal scanner below
+      } else {
+        push(Token::Ident, b, i);
+        continue;
+      }
+    }
+    if (c == '"' || c == '\'') {
+      char q = s[i++];
+      while (i < n && s[i] != q && s[i] != '\n') i += s[i] == '\\' ? 2 : 1;
+      i = std::min(n, i + 1);
+      push(q == '"' ? Token::String : Token::Char, b, i);
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && i + 1 < n && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
+      while (i < n) {
+        char d = s[i];
+        if (ident_char(d) || d == '.' || d == '\'') {
+          ++i;
+        } else if ((d == '+' || d == '-') && (s[i - 1] == 'e' || s[i - 1] == 'E' || s[i - 1] == 'p' || s[i - 1] == 'P')) {
+          ++i;
+        } else {
+          break;
+        }
+      }
+      push(Token::Number, b, i);
+      continue;
+    }
+    static const char* multi[] = {"<<<", ">>>", "::", "->"};
+    size_t len = 1;
+    for (const char* m : multi) {
+      size_t ml = std::char_traits<char>::length(m);
+      if (s.compare(i, ml, m) == 0) {
+        len = ml;
+        break;
+      }
+    }
+    i += len;
+    push(Token::Punct, b, i);
+  }
+  if (in_directive) toks.push_back(Token{Token::DirectiveEnd, n, 0, "", true});
+  return toks;
+}
+
+class Rewriter {
+ public:
+  Rewriter(std::string file, std::string src) : file_(std::move(file)), src_(std::move(src)), t_(tokenize(src_)) {}
+
+  std::string run() {
+    compute_scopes();
+    for (size_t i = 0; i < t_.size(); ++i) {
+      const Token& tk = t_[i];
+      if (tk.kind == Token::Punct && tk.text == "<<<") {
+        rewrite_launch(i);
+      } else if (tk.kind == Token::Ident && !tk.directive && tk.text == "__shared__") {
+        rewrite_shared(i);
+      } else if (tk.kind == Token::Ident && !tk.directive && (tk.text == "asm" || tk.text == "__asm__" || tk.text == "__asm")) {
+        rewrite_asm(i);
+      }
+    }
+    return apply();
+  }
+
+ private:
+  bool is(size_t i, const char* text) const { return i < t_.size() && t_[i].text == text && t_[i].kind != Token::String; }
+
+  // For every token: whether it is at file (namespace) scope, from a stack of brace kinds.
+  void compute_scopes() {
+    file_scope_.assign(t_.size(), true);
+    std::vector<bool> stack;  // true: a brace that keeps file scope (namespace, extern "C")
+    int function_depth = 0;
+    size_t stmt_begin = 0;
+    for (size_t i = 0; i < t_.size(); ++i) {
+      const Token& tk = t_[i];
+      file_scope_[i] = function_depth == 0;
+      if (tk.directive) continue;
+      if (tk.text == "{" && tk.kind == Token::Punct) {
+        bool keeps = false;
+        if (i >= 2 && t_[i - 1].kind == Token::String && is(i - 2, "extern")) keeps = true;
+        for (size_t j = stmt_begin; j < i && !keeps; ++j)
+          if (!t_[j].directive && t_[j].kind == Token::Ident && t_[j].text == "namespace") keeps = true;
+        stack.push_back(keeps);
+        if (!keeps) ++function_depth;
+        stmt_begin = i + 1;
+      } else if (tk.text == "}" && tk.kind == Token::Punct) {
+        if (!stack.empty()) {
+          if (!stack.back()) --function_depth;
+          stack.pop_back();
+        }
+        stmt_begin = i + 1;
+      } else if (tk.text == ";" && tk.kind == Token::Punct) {
+        stmt_begin = i + 1;
+      }
+    }
+  }
+
+  // Index of the token matching the bracket at i, scanning forward (open) or backward (close).
+  size_t match(size_t i, const char* open, const char* close, int dir) const {
+    int depth = 0;
+    for (size_t j = i; j < t_.size(); j += dir) {
+      if (t_[j].kind == Token::Punct) {
+        if (t_[j].text == (dir > 0 ? open : close)) ++depth;
+        else if (t_[j].text == (dir > 0 ? close : open) && --depth == 0) return j;
+      }
+      if (dir < 0 && j == 0) break;
+    }
+    die(file_, src_, t_[i].pos, std::string("unbalanced '") + (dir > 0 ? open : close) + "'");
+  }
+
+  std::string text(size_t b, size_t e) const { return src_.substr(t_[b].pos, t_[e].pos + t_[e].len - t_[b].pos); }
+
+  std::string newlines_in(size_t b, size_t e) const {
+    return std::string(static_cast<size_t>(std::count(src_.begin() + static_cast<long>(b), src_.begin() + static_cast<long>(e), '\n')), '\n');
+  }
+
+  void rewrite_launch(size_t i) {
+    // The kernel expression before <<<: (ns::)*name(<template args>)?, member access, or (expr).
+    if (i == 0) die(file_, src_, t_[i].pos, "'<<<' without a kernel name");
+    size_t j = i - 1, start;
+    for (;;) {
+      if (is(j, ")")) {
+        start = match(j, "(", ")", -1);
+        break;
+      }
+      if (is(j, ">")) j = match(j, "<", ">", -1) - 1;
+      if (t_[j].kind != Token::Ident) die(file_, src_, t_[i].pos, "cannot find the kernel name before '<<<'");
+      start = j;
+      const bool qualified = j >= 2 && (is(j - 1, "::") || is(j - 1, ".") || is(j - 1, "->")) &&
+                             (t_[j - 2].kind == Token::Ident || is(j - 2, ">"));
+      if (qualified) {
+        j -= 2;
+        continue;
+      }
+      if (j >= 1 && is(j - 1, "::")) start = j - 1;  // ::kernel (global namespace)
+      break;
+    }
+    // The configuration up to the matching >>> (at bracket depth 0).
+    size_t k = i + 1;
+    int depth = 0;
+    for (; k < t_.size(); ++k) {
+      const std::string& x = t_[k].text;
+      if (t_[k].kind != Token::Punct) continue;
+      if (x == "(" || x == "[" || x == "{") ++depth;
+      else if (x == ")" || x == "]" || x == "}") --depth;
+      else if (x == ">>>" && depth == 0) break;
+    }
+    if (k == t_.size()) die(file_, src_, t_[i].pos, "'<<<' without a matching '>>>'");
+    if (!is(k + 1, "(")) die(file_, src_, t_[k].pos, "kernel launch without an argument list after '>>>'");
+    std::string name;
+    for (size_t m = start; m < i; ++m) name += t_[m].text;
+    std::string quoted;
+    for (char c : name) {
+      if (c == '"' || c == '\\') quoted += '\\';
+      quoted += c;
+    }
+    edits_.push_back({t_[start].pos, 0, "::gpulab::cpu::make_launcher(\"" + quoted + "\", __FILE__, __LINE__, "});
+    edits_.push_back({t_[i].pos, t_[i].len, ", "});
+    edits_.push_back({t_[k].pos, t_[k].len, ")"});
+  }
+
+  size_t statement_begin(size_t i) const {
+    size_t s = i;
+    while (s > 0) {
+      const Token& p = t_[s - 1];
+      if (p.kind == Token::DirectiveEnd || (p.kind == Token::Punct && (p.text == ";" || p.text == "{" || p.text == "}")))
+        break;
+      if (p.directive) break;
+      --s;
+    }
+    return s;
+  }
+
+  size_t statement_end(size_t i) const {
+    int depth = 0;
+    for (size_t k = i; k < t_.size(); ++k) {
+      if (t_[k].kind != Token::Punct) continue;
+      const std::string& x = t_[k].text;
+      if (x == "(" || x == "[" || x == "{") ++depth;
+      else if (x == ")" || x == "]" || x == "}") --depth;
+      else if (x == ";" && depth == 0) return k;
+    }
+    die(file_, src_, t_[i].pos, "__shared__ declaration without ';'");
+  }
+
+  void rewrite_shared(size_t i) {
+    size_t s = statement_begin(i), e = statement_end(i);
+    bool is_extern = false, has_static = false;
+    for (size_t k = s; k < e; ++k) {
+      if (is(k, "extern")) is_extern = true;
+      if (is(k, "static")) has_static = true;
+    }
+    const bool file_scope = file_scope_[i];
+    if (is_extern) {
+      // extern __shared__ T name[];  ->  T* const name = <dynamic shared buffer>;
+      size_t close = e - 1, open;
+      if (!is(close, "]")) die(file_, src_, t_[i].pos, "extern __shared__ declaration must end in 'name[]'");
+      open = match(close, "[", "]", -1);
+      if (open == 0 || t_[open - 1].kind != Token::Ident) die(file_, src_, t_[i].pos, "cannot find the name of an extern __shared__ array");
+      size_t name_idx = open - 1;
+      std::string type;
+      for (size_t k = s; k < name_idx; ++k) {
+        if (is(k, "extern") || is(k, "__shared__") || is(k, "static")) continue;
+        if ((is(k, "__align__") || is(k, "alignas")) && is(k + 1, "(")) {
+          k = match(k + 1, "(", ")", 1);
+          continue;
+        }
+        if (!type.empty()) type += ' ';
+        type += t_[k].text;
+      }
+      const std::string& name = t_[name_idx].text;
+      std::string repl = file_scope
+                             ? "static ::gpulab::cpu::DynamicShared<" + type + "> " + name + ";"
+                             : type + "* const " + name + " = reinterpret_cast<" + type +
+                                   "*>(::gpulab::cpu::dynamic_shared_memory());";
+      size_t b = t_[s].pos, end = t_[e].pos + 1;
+      edits_.push_back({b, end - b, repl + newlines_in(b, end)});
+      return;
+    }
+    // Static shared: same declaration, per-worker storage, plus poisoning per declared name.
+    edits_.push_back({t_[s].pos, 0, has_static ? "thread_local " : "static thread_local "});
+    edits_.push_back({t_[i].pos, t_[i].len, ""});
+    std::string after;
+    for (const std::string& name : declarator_names(s, e)) {
+      if (file_scope)
+        after += " static ::gpulab::cpu::SharedRegistrar " + name + "_gpulab_reg_([]() { return ::gpulab::cpu::SharedRegion{(void*)&" +
+                 name + ", sizeof(" + name + ")}; });";
+      else
+        after += " GPULAB_SHARED_POISON(" + name + ")";
+    }
+    edits_.push_back({t_[e].pos + 1, 0, after});
+  }
+
+  // Names declared by the declaration [s, e): for each top-level comma-separated declarator, the last
+  // identifier before its first '[', '=' or '{'.
+  std::vector<std::string> declarator_names(size_t s, size_t e) const {
+    std::vector<std::string> names;
+    std::string last;
+    bool done = false;
+    int depth = 0;
+    for (size_t k = s; k <= e; ++k) {
+      const Token& tk = t_[k];
+      if (tk.kind == Token::Punct) {
+        if (depth == 0 && (tk.text == "," || tk.text == ";")) {
+          if (!last.empty()) names.push_back(last);
+          last.clear();
+          done = false;
+          continue;
+        }
+        if (depth == 0 && (tk.text == "[" || tk.text == "=" || tk.text == "{")) done = true;
+        if (tk.text == "(" || tk.text == "[" || tk.text == "{") ++depth;
+        if (tk.text == ")" || tk.text == "]" || tk.text == "}") --depth;
+      } else if (tk.kind == Token::Ident && depth == 0 && !done && tk.text != "__shared__") {
+        last = tk.text;
+      }
+    }
+    return names;
+  }
+
+  void rewrite_asm(size_t i) {
+    size_t k = i + 1;
+    while (is(k, "volatile") || is(k, "__volatile__") || is(k, "goto") || is(k, "inline")) ++k;
+    if (!is(k, "(")) return;
+    size_t close = match(k, "(", ")", 1);
+    size_t b = t_[i].pos, end = t_[close].pos + 1;
+    edits_.push_back({b, end - b,
+                      "static_assert(false, \"gpulab CPU execution mode: inline PTX assembly (asm) is not supported "
+                      "(run this kernel on a GPU, or avoid it)\")" +
+                          newlines_in(b, end)});
+  }
+
+  std::string apply() {
+    std::stable_sort(edits_.begin(), edits_.end(), [](const Edit& a, const Edit& b) { return a.pos < b.pos; });
+    std::string out;
+    size_t cur = 0;
+    for (const Edit& ed : edits_) {
+      if (ed.pos < cur) die(file_, src_, ed.pos, "overlapping rewrites (nested CUDA constructs it cannot handle)");
+      out.append(src_, cur, ed.pos - cur);
+      out += ed.text;
+      cur = ed.pos + ed.len;
+    }
+    out.append(src_, cur, std::string::npos);
+    return out;
+  }
+
+  std::string file_, src_;
+  std::vector<Token> t_;
+  std::vector<bool> file_scope_;
+  std::vector<Edit> edits_;
+};
+
+std::string escape_path(const std::string& p) {
+  std::string r;
+  for (char c : p) {
+    if (c == '"' || c == '\\') r += '\\';
+    r += c;
+  }
+  return r;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::cerr << "usage: gpulab-cu2cpp <in.cu> <out.cpp>\n";
+    return 2;
+  }
+  std::ifstream in(argv[1], std::ios::binary);
+  if (!in) {
+    std::cerr << "gpulab-cu2cpp: cannot read " << argv[1] << "\n";
+    return 1;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string out = Rewriter(argv[1], ss.str()).run();
+  std::string tmp = std::string(argv[2]) + ".tmp";
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(argv[2]).parent_path(), ec);
+  {
+    std::ofstream o(tmp, std::ios::binary);
+    o << "#include <gpulab_cpu/prelude.h>\n#line 1 \"" << escape_path(argv[1]) << "\"\n" << out;
+    if (!o) {
+      std::cerr << "gpulab-cu2cpp: cannot write " << tmp << "\n";
+      return 1;
+    }
+  }
+  if (std::rename(tmp.c_str(), argv[2]) != 0) {
+    std::cerr << "gpulab-cu2cpp: cannot rename " << tmp << " to " << argv[2] << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,40 @@
+// Watches the kernel launches student code makes, without the student's help.
+//
+// The grader executable defines cudaLaunchKernel itself (every <<<...>>> launch goes through it) and
+// forwards to the CUDA runtime's. While a LaunchRecorder is alive, each launch is recorded with its
+// configuration and the kernel's compiled attributes, so a test can check the technique itself
+// ("the tiled kernel has a shared-memory tile") instead of inferring it from speed.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <vector>
+
+namespace gpulab {
+
+struct RecordedLaunch {
+    const void* kernel = nullptr;
+    dim3 grid, block;
+    std::size_t dynamic_shared_bytes = 0;
+    // From cudaFuncGetAttributes; zero if it failed.
+    std::size_t static_shared_bytes = 0;
+    std::size_t local_bytes = 0;  // per-thread local memory: register spills and local arrays
+    int registers = 0;
+    std::size_t shared_bytes() const { return static_shared_bytes + dynamic_shared_bytes; }
+    std::string describe() const;  // "grid 4096x1x1, block 256x1x1, 0 B shared, 16 regs"
+};
+
+class LaunchRecorder {
+public:
+    LaunchRecorder();
+    ~LaunchRecorder();
+    LaunchRecorder(const LaunchRecorder&) = delete;
+    LaunchRecorder& operator=(const LaunchRecorder&) = delete;
+    const std::vector<RecordedLaunch>& launches() const;
+};
+
+// False in CPU execution mode, where launches do not go through cudaLaunchKernel.
+bool launch_recording_supported();
+
+}  // namespace gpulab

@@ -1,0 +1,38 @@
+// Grading one lab: build the solution for one way of running kernels, run its tests, score them.
+#pragma once
+
+#include "lab_manifest.h"
+#include "scoring.h"
+
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+#include <string>
+
+namespace gpulab::runner {
+
+// A problem with the command or the build tree, not with the student's code.
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct GradeRequest {
+    std::string build_dir;
+    std::string solution;  // starter, reference, wrong/<bug>
+    std::string mode;      // gpu or cpu
+    std::string out_dir;   // this lab's logs go here
+    std::string seed;
+    std::string filter;
+    bool build = true;
+};
+
+struct LabGrade {
+    LabScore score;
+    nlohmann::json device;  // as the grader reported it; empty when nothing ran
+    std::string seed;
+};
+
+LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest);
+
+}  // namespace gpulab::runner

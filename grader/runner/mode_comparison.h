@@ -1,0 +1,15 @@
+// --compare-modes: the same solution, seed and tests graded on the GPU and in CPU execution mode
+// must get the same correctness verdicts, or CPU mode would pass or fail code the GPU does not.
+#pragma once
+
+#include "scoring.h"
+
+#include <ostream>
+
+namespace gpulab::runner {
+
+// Prints one row per test id and returns kGraded when every id that ran in both modes got the same
+// verdict (passed in both, or failed in both), else kRequirementNotMet.
+int compare_modes(std::ostream& out, const LabScore& gpu, const LabScore& cpu);
+
+}  // namespace gpulab::runner

@@ -1,0 +1,82 @@
+#include "requirements.h"
+
+#include "exit_status.h"
+
+#include "gpulab/lab_config.h"
+
+#include <algorithm>
+#include <iostream>
+#include <set>
+
+namespace gpulab::runner {
+namespace {
+
+// The planted bug's tests fail; every test it may not touch passes.
+int check_expectations(const LabScore& lab, const std::string& expect_file) {
+    const Json expect = load_json_file(expect_file);
+    const auto must_fail = expect.value("must_fail", std::vector<std::string>{});
+    const auto may_fail = expect.value("may_fail", std::vector<std::string>{});
+    const std::set<std::string> allowed(may_fail.begin(), may_fail.end());
+    int verdict = kGraded;
+    for (const IdScore& s : lab.ids) {
+        const bool must = std::find(must_fail.begin(), must_fail.end(), s.id) != must_fail.end();
+        if (must && s.total == s.skipped) {
+            std::cout << "  cannot check " << s.id << " here: it needs a real GPU\n";
+            verdict = combine(verdict, kCannotCheckWithoutGpu);
+        } else if (must && s.failed == 0) {
+            std::cout << "  EXPECTED " << s.id << " to fail for this planted bug, but it passed\n";
+            verdict = kRequirementNotMet;
+        } else if (!must && !allowed.count(s.id) && s.failed > 0) {
+            std::cout << "  " << s.id << " failed, but this planted bug should only fail the tests that name it\n";
+            verdict = kRequirementNotMet;
+        }
+    }
+    if (verdict == kGraded) std::cout << "  planted bug caught by the tests that name it: " << expect.value("bug", "") << "\n";
+    return verdict;
+}
+
+}  // namespace
+
+int check_requirement(const std::string& requirement, const LabScore& lab, const Solution& solution) {
+    if (requirement == "none") return kGraded;
+    if (!lab.compiled) {
+        std::cout << "  REQUIREMENT NOT MET: the solution does not compile\n";
+        return kRequirementNotMet;
+    }
+    if (!lab.problems.empty()) {
+        std::cout << "  REQUIREMENT NOT MET: the lab's config and grader disagree\n";
+        return kRequirementNotMet;
+    }
+    if (requirement == "full") {
+        for (const IdScore& s : lab.ids)
+            if (s.failed > 0 || (s.points < s.max_points && s.verdict != "not run")) {
+                std::cout << "  REQUIREMENT NOT MET: " << s.id << " did not get full marks\n";
+                return kRequirementNotMet;
+            }
+        return kGraded;
+    }
+    if (requirement == "starter") {
+        for (const IdScore& s : lab.ids)
+            if (s.verdict == "crashed" || s.verdict == "timed out") {
+                std::cout << "  REQUIREMENT NOT MET: the untouched starter " << s.verdict << " in " << s.id << "\n";
+                return kRequirementNotMet;
+            }
+        const bool any_ran = std::any_of(lab.ids.begin(), lab.ids.end(), [](const IdScore& s) { return s.total > s.skipped; });
+        if (any_ran && lab.points >= lab.max_points - lab.points_not_run) {
+            std::cout << "  REQUIREMENT NOT MET: the untouched starter scores everything that ran: do its TODOs fail?\n";
+            return kRequirementNotMet;
+        }
+        return kGraded;
+    }
+    if (requirement == "expected") {
+        if (solution.expect.empty()) {
+            std::cout << "  --require expected needs a planted-bug solution (wrong/...)\n";
+            return kUsageError;
+        }
+        return check_expectations(lab, solution.expect);
+    }
+    std::cout << "unknown --require " << requirement << "\n";
+    return kUsageError;
+}
+
+}  // namespace gpulab::runner

@@ -8,6 +8,7 @@
 #include "requirements.h"
 
 #include "gpulab/device_facts.h"
+#include "gpulab/lab_config.h"
 
 #include <CLI/CLI.hpp>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <fstream>
 #include <iostream>
 #include <random>
+#include <set>
 
 #ifndef GPULAB_DEFAULT_BUILD_DIR
 #define GPULAB_DEFAULT_BUILD_DIR "build"
@@ -109,7 +111,11 @@ int compare(Options& options, const std::vector<LabManifest>& labs) {
         print_lab(std::cout, cpu.score, options.color);
         std::cout << "\n== " << lab.lab << ", " << options.solution << ": GPU and CPU execution verdicts (seed "
                   << options.seed << ")";
-        verdict = combine(verdict, compare_modes(std::cout, gpu.score, cpu.score));
+        std::set<std::string> may_differ;
+        if (const std::string& expect = lab.solutions.at(options.solution).expect; !expect.empty())
+            for (const std::string& id : gpulab::load_json_file(expect).value("may_fail", std::vector<std::string>{}))
+                may_differ.insert(id);
+        verdict = combine(verdict, compare_modes(std::cout, gpu.score, cpu.score, may_differ));
     }
     std::cout << (verdict == kGraded ? "\n  every test that ran in both modes got the same verdict\n"
                                      : "\n  CPU EXECUTION MODE DISAGREES WITH THE GPU on the tests marked DIFFERENT\n");

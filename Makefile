@@ -2,12 +2,14 @@
 #   make grade                         grade starter/ (every lab)
 #   make grade LAB=01-heat-rod         one lab
 #   make grade SOLUTION=reference      the reference solution (or wrong/<bug> for a planted bug)
+#   make grade MODE=cpu                CPU execution mode (correctness only; the default without a GPU)
 #   make test                          the project's own tests (CI runs this)
 #   sudo make deps                     install the Debian packages a fresh machine lacks
 
 BUILD      ?= build
 LAB        ?=
 SOLUTION   ?= starter
+MODE       ?= auto
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
@@ -27,7 +29,7 @@ configure:
 grade: configure
 	@cmake --build $(BUILD) --target gpulab_graders -j $(JOBS) > $(BUILD)/grader-build.log 2>&1 || \
 	  { cat $(BUILD)/grader-build.log; echo "The grader itself failed to build (see above)."; exit 1; }
-	@$(BUILD)/gpulab-grade --build-dir $(BUILD) --solution $(SOLUTION) $(if $(LAB),--lab $(LAB))
+	@$(BUILD)/gpulab-grade --build-dir $(BUILD) --solution $(SOLUTION) --mode $(MODE) $(if $(LAB),--lab $(LAB))
 
 test: configure
 	cmake --build $(BUILD) -j $(JOBS)

@@ -94,7 +94,13 @@ function(_gpulab_plant_bug spec reference_dir sources out_dir)
     endforeach()
 endfunction()
 
+# -DGPULAB_ONLY_LABS="02-heat-2d;03-gaussian-blur" builds just those (for work on one lab).
+set(GPULAB_ONLY_LABS "" CACHE STRING "Build only these labs (empty: all)")
+
 function(gpulab_add_lab lab)
+    if(GPULAB_ONLY_LABS AND NOT lab IN_LIST GPULAB_ONLY_LABS)
+        return()
+    endif()
     set(lab_dir ${PROJECT_SOURCE_DIR}/labs/${lab})
     set(grader_dir ${PROJECT_SOURCE_DIR}/grader/labs/${lab})
     set(config ${lab_dir}/lab.json)

@@ -14,13 +14,14 @@ struct Tolerance {
     double allowed(double expected) const;
 };
 
-// The shape of the compared region, for reporting coordinates: cell (x, y, z) sits at linear index
-// x + nx * (y + ny * z). `origin` is added to reported coordinates when the region is a window of a
-// larger array (the interior of a rod starts at cell 1).
+// The shape of the compared region, for reporting coordinates: channel c of cell (x, y, z) sits at
+// linear index c + channels * (x + nx * (y + ny * z)). `origin` is added to reported coordinates
+// when the region is a window of a larger array (the interior of a rod starts at cell 1).
 struct Shape {
     std::size_t nx = 1, ny = 1, nz = 1;
+    std::size_t channels = 1;
     std::size_t origin_x = 0, origin_y = 0, origin_z = 0;
-    std::size_t cells() const { return nx * ny * nz; }
+    std::size_t cells() const { return nx * ny * nz * channels; }
     int dims() const { return nz > 1 ? 3 : (ny > 1 ? 2 : 1); }
     std::string coordinates(std::size_t linear) const;
 };
@@ -48,7 +49,11 @@ struct Comparison {
     std::string figure() const;
 };
 
-Comparison compare(const std::vector<float>& actual, const std::vector<double>& expected, const Shape& shape,
+// T is float or std::uint8_t (images). A cell still holding the grader's poison (all bits set: NaN,
+// or 255 for bytes) counts as unwritten; for bytes, poison the output only where 255 cannot be right,
+// or rely on the guard zones instead.
+template <typename T>
+Comparison compare(const std::vector<T>& actual, const std::vector<double>& expected, const Shape& shape,
                    const Tolerance& tolerance);
 
 // A guess at the cause from where the wrong cells are, or "" when no pattern stands out.

@@ -5,6 +5,7 @@
 
 #include "gpulab/compare.h"
 #include "gpulab/cuda_check.h"
+#include "gpulab/format.h"
 #include "gpulab/grader_test.h"
 #include "gpulab/guarded_array.h"
 #include "gpulab/lab_config.h"
@@ -21,6 +22,10 @@
 namespace {
 
 using gpulab::config_at;
+using gpulab::fixed;
+using gpulab::num;
+using gpulab::same_bits;
+using gpulab::sci;
 using gpulab::GuardedDeviceArray;
 using gpulab::Json;
 namespace oracle = heat_rod_oracle;
@@ -31,27 +36,8 @@ const HeatRodApi& student() { return gpulab::lab_api<HeatRodApi>(gpulab::Role::s
 const HeatRodApi& reference() { return gpulab::lab_api<HeatRodApi>(gpulab::Role::reference, kLab); }
 const Json& section(const char* name) { return config_at(gpulab::lab_config(), name); }
 
-std::string sci(double value, int digits = 2) {
-    std::ostringstream out;
-    out.precision(digits);
-    out << std::scientific << value;
-    return out.str();
-}
 
-std::string fixed(double value, int digits) {
-    std::ostringstream out;
-    out.precision(digits);
-    out << std::fixed << value;
-    return out.str();
-}
 
-// A float as a student wants to read it: the digits a float has, no more.
-std::string num(double value) {
-    std::ostringstream out;
-    out.precision(9);
-    out << value;
-    return out.str();
-}
 
 // Test-name-safe text for a ratio: 0.37 -> "0p37".
 std::string ratio_name(double r) {
@@ -62,8 +48,6 @@ std::string ratio_name(double r) {
 
 // Random temperatures, nonzero everywhere (a missing neighbour read as 0 must show).
 std::vector<float> random_rod(gpulab::Rng& rng, int M) { return rng.uniform_floats(std::size_t(M), 0.5f, 2.0f); }
-
-bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 // The first cell where two arrays differ bitwise, or -1.
 long first_difference(const std::vector<float>& a, const std::vector<float>& b, std::size_t* count) {
@@ -301,7 +285,7 @@ TEST(Stability, RefusesUnstableDt) {
             ADD_FAILURE() << "integrate with r = " << fixed(r, 2)
                           << " threw something other than std::invalid_argument: " << other.what();
         }
-        GPULAB_EXPECT(std::equal(f.begin(), f.end(), before.begin(), same_bits))
+        GPULAB_EXPECT(std::equal(f.begin(), f.end(), before.begin(), same_bits<float>))
             << "integrate changed f although the request (r = " << fixed(r, 2) << ") was unstable.";
     }
 }

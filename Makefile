@@ -29,7 +29,10 @@ configure:
 grade: configure
 	@cmake --build $(BUILD) --target gpulab_graders -j $(JOBS) > $(BUILD)/grader-build.log 2>&1 || \
 	  { cat $(BUILD)/grader-build.log; echo "The grader itself failed to build (see above)."; exit 1; }
-	@$(BUILD)/gpulab-grade --build-dir $(BUILD) --solution $(SOLUTION) --mode $(MODE) $(if $(LAB),--lab $(LAB))
+	@$(BUILD)/gpulab-grade --build-dir $(BUILD) --solution $(SOLUTION) --mode $(MODE) $(if $(LAB),--lab $(LAB)); \
+	  status=$$?; \
+	  if [ $$status -eq 2 ]; then echo "(exit status 2: graded without a GPU, so speed and technique were not graded)"; fi; \
+	  exit $$status
 
 test: configure
 	cmake --build $(BUILD) -j $(JOBS)

@@ -29,8 +29,10 @@ std::string compiler_errors(const std::string& log) {
     std::string line, out;
     int context = 0, shown = 0;
     while (std::getline(in, line) && shown < 40) {
-        const bool error = line.find("error") != std::string::npos && line.find("gmake") == std::string::npos &&
-                           line.find("make[") == std::string::npos && line.find("Error ") == std::string::npos;
+        // g++ names the student's line of a template error in a "required from here" line before it.
+        const bool error = (line.find("error") != std::string::npos && line.find("gmake") == std::string::npos &&
+                            line.find("make[") == std::string::npos && line.find("Error ") == std::string::npos) ||
+                           line.find("required from here") != std::string::npos;
         if (error) context = 3;
         if (context > 0) {
             out += line + "\n";
@@ -81,7 +83,7 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
         built = false;
         errors = "the build produced no library at " + student.library;
     }
-    if (!built) return {score_uncompiled(config, errors), {}, request.seed};
+    if (!built) return {score_uncompiled(config, errors), nlohmann::json::object(), request.seed};
 
     std::cout << "[gpulab] " << manifest.lab << ": running the tests (each in its own process) ..." << std::endl;
     const SessionSpec spec{manifest.graders.at(request.mode), manifest.config, student.library, reference.library,

@@ -29,7 +29,7 @@ struct GradeRequest {
 
 struct LabGrade {
     LabScore score;
-    nlohmann::json device;  // as the grader reported it; empty when nothing ran
+    nlohmann::json device = nlohmann::json::object();  // as the grader reported it; {} when nothing ran
     std::string seed;
 };
 

@@ -85,7 +85,9 @@ int grade(Options& options, const std::vector<LabManifest>& labs) {
         LabGrade graded = grade_lab(request_for(options, lab, run.mode, options.out), lab);
         if (run.device.empty()) run.device = graded.device;
         if (run.seed.empty()) run.seed = graded.seed;
-        run.gpu = run.gpu && graded.device.value("available", false) && !graded.device.value("emulated", false);
+        // A lab whose code did not build reported no device: it says nothing about the GPU.
+        if (graded.device.is_object())
+            run.gpu = run.gpu && graded.device.value("available", false) && !graded.device.value("emulated", false);
         print_lab(std::cout, graded.score, options.color);
         requirement = combine(requirement, check_requirement(options.require, graded.score, lab.solutions.at(options.solution)));
         run.labs.push_back(std::move(graded.score));

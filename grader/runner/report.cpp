@@ -47,7 +47,11 @@ std::string indent(const std::string& text, const std::string& prefix) {
 void print_lab(std::ostream& out, const LabScore& lab, bool color) {
     const char* reset = color ? "\033[0m" : "";
     out << "\n== " << lab.lab << ": " << lab.title << "\n";
-    if (!lab.compiled) {
+    if (!lab.compiled && lab.build_errors.find("gpulab CPU execution mode:") != std::string::npos) {
+        out << "  CPU execution mode cannot build your code: it uses a CUDA feature this mode does not run "
+               "(named below). The code may well be right; grade it on a machine with a GPU.\n"
+            << indent(lab.build_errors, "    ");
+    } else if (!lab.compiled) {
         out << "  Your code did not compile, so no test could run. The compiler said:\n"
             << indent(lab.build_errors, "    ");
     }

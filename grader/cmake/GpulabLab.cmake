@@ -22,6 +22,16 @@ function(_gpulab_add_solution lab name source_dir sources expect)
     set(includes ${PROJECT_SOURCE_DIR}/labs/${lab} ${PROJECT_SOURCE_DIR}/grader/include ${PROJECT_SOURCE_DIR}/grader/labs/${lab})
     set(export ${PROJECT_SOURCE_DIR}/grader/labs/${lab}/api_export.cpp)
     set(entry "\"expect\": \"${expect}\"")
+    # A planted bug may be a file that does not compile: it stays out of the default build, and the
+    # runner builds it (and reports the compiler's message) when asked to grade it.
+    set(compiles ON)
+    if(expect)
+        file(READ ${expect} expect_text)
+        string(JSON compiles ERROR_VARIABLE no_key GET "${expect_text}" compiles)
+        if(no_key)
+            set(compiles ON)
+        endif()
+    endif()
     foreach(mode gpu cpu)
         if(mode STREQUAL "gpu" AND NOT GPULAB_HAVE_CUDA OR mode STREQUAL "cpu" AND NOT GPULAB_CPU_EXECUTION)
             continue()
@@ -35,6 +45,9 @@ function(_gpulab_add_solution lab name source_dir sources expect)
             gpulab_cpu_add_cuda_sources(${target} ${sources})
         endif()
         target_include_directories(${target} PRIVATE ${includes})
+        if(NOT compiles)
+            set_target_properties(${target} PROPERTIES EXCLUDE_FROM_ALL ON)
+        endif()
         # Only gpulab_lab_api() is exported; the student's and the reference's identical names stay
         # private to their libraries and bind to themselves.
         set_target_properties(${target} PROPERTIES
@@ -156,8 +169,16 @@ function(gpulab_add_lab lab)
              COMMAND ${grade} --solution starter --require starter --out ${out}/${lab}-starter)
     set(lab_tests ${lab}/reference-scores-full-marks ${lab}/starter-builds-and-fails-its-todos)
     foreach(bug ${bugs})
+        # --no-build, except for a bug that does not compile: building it is the test.
+        set(build_flag --no-build)
+        file(READ ${grader_dir}/wrong/${bug}.json bug_text)
+        string(JSON compiles ERROR_VARIABLE no_key GET "${bug_text}" compiles)
+        if(NOT no_key AND NOT compiles)
+            set(build_flag "")
+        endif()
         add_test(NAME ${lab}/wrong/${bug}-is-caught
-                 COMMAND ${grade} --solution wrong/${bug} --require expected --out ${out}/${lab}-wrong-${bug})
+                 COMMAND $<TARGET_FILE:gpulab-grade> --lab ${lab} ${build_flag} --solution wrong/${bug} --require expected
+                         --out ${out}/${lab}-wrong-${bug})
         list(APPEND lab_tests ${lab}/wrong/${bug}-is-caught)
     endforeach()
     # Where a GPU exists: CPU execution mode must give the GPU's correctness verdicts.

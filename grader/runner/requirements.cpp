@@ -39,6 +39,15 @@ int check_expectations(const LabScore& lab, const std::string& expect_file) {
 
 int check_requirement(const std::string& requirement, const LabScore& lab, const Solution& solution) {
     if (requirement == "none") return kGraded;
+    // A planted compile error: the grade must be zero, with the compiler's words for the student.
+    if (requirement == "expected" && !solution.expect.empty() && !load_json_file(solution.expect).value("compiles", true)) {
+        if (lab.compiled || lab.build_errors.find("error") == std::string::npos || lab.points != 0) {
+            std::cout << "  EXPECTED a build failure reported with the compiler's message and no points\n";
+            return kRequirementNotMet;
+        }
+        std::cout << "  planted compile error reported with the compiler's message; no test ran\n";
+        return kGraded;
+    }
     if (!lab.compiled) {
         std::cout << "  REQUIREMENT NOT MET: the solution does not compile\n";
         return kRequirementNotMet;

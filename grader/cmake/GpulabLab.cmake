@@ -56,7 +56,9 @@ function(_gpulab_add_solution lab name source_dir sources expect)
             VISIBILITY_INLINES_HIDDEN ON
             LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/solutions/${lab}/${name}/${mode}
             OUTPUT_NAME solution)
-        target_link_options(${target} PRIVATE -Wl,-Bsymbolic)
+        # --no-undefined: a function declared but never written is a link error the student can read,
+        # not a dlopen failure in every test.
+        target_link_options(${target} PRIVATE -Wl,-Bsymbolic -Wl,--no-undefined)
         string(APPEND entry ", \"${mode}\": {\"target\": \"${target}\", \"library\": \"$<TARGET_FILE:${target}>\"}")
         if(name STREQUAL "reference")
             add_dependencies(gpulab_graders ${target})

@@ -5,6 +5,7 @@
 
 #include "gpulab/lab_config.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -90,7 +91,13 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
                            work.string(), request.seed, request.filter};
     const SessionResult session = run_session(spec);
     if (!session.error.empty()) throw UsageError(session.error);
-    return {score_lab(config, session), session.device, session.seed};
+    LabScore score = score_lab(config, session);
+    if (const fs::path artifacts = work / "artifacts"; fs::is_directory(artifacts)) {
+        for (const auto& entry : fs::recursive_directory_iterator(artifacts))
+            if (entry.is_regular_file()) score.artifacts.push_back(entry.path().string());
+        std::sort(score.artifacts.begin(), score.artifacts.end());
+    }
+    return {score, session.device, session.seed};
 }
 
 }  // namespace gpulab::runner

@@ -63,6 +63,12 @@ void print_lab(std::ostream& out, const LabScore& lab, bool color) {
     out << "  " << fit("total", 36) << points_text(lab.points, lab.max_points);
     if (lab.points_not_run > 0) out << "   (" << points_text(lab.points_not_run, lab.max_points) << " not run: they need a real GPU)";
     out << "\n";
+    if (!lab.artifacts.empty()) {
+        out << "\n  Files to open (" << lab.artifacts.size() << "):\n";
+        const std::size_t shown = std::min<std::size_t>(lab.artifacts.size(), 12);
+        for (std::size_t i = 0; i < shown; ++i) out << "    " << lab.artifacts[i] << "\n";
+        if (shown < lab.artifacts.size()) out << "    ... and " << lab.artifacts.size() - shown << " more in the same folder\n";
+    }
     bool header = false;
     for (const IdScore& s : lab.ids) {
         for (const std::string& d : s.details) {
@@ -114,6 +120,7 @@ nlohmann::json to_json(const GradeRun& run) {
                              {"details", s.details}});
         labs.push_back({{"lab", lab.lab}, {"title", lab.title}, {"points", lab.points}, {"max_points", lab.max_points},
                         {"points_not_run", lab.points_not_run}, {"compiled", lab.compiled},
+                        {"artifacts", lab.artifacts},
                         {"build_errors", lab.build_errors}, {"problems", lab.problems}, {"tests", tests}});
     }
     return {{"solution", run.solution}, {"mode", run.mode}, {"gpu", run.gpu}, {"device", run.device}, {"seed", run.seed}, {"labs", labs}};

@@ -31,6 +31,7 @@ struct LabScore {
     std::vector<std::string> problems;  // config/grader mismatches an instructor must fix
     bool compiled = true;
     std::string build_errors;
+    std::vector<std::string> artifacts;  // files the tests left for a person to open
 };
 
 LabScore score_lab(const nlohmann::json& config, const SessionResult& session);

@@ -79,6 +79,8 @@ SessionResult run_session(const SessionSpec& spec) {
     const fs::path log = fs::path(spec.work_dir) / "tests.log";
     fs::remove(progress);
     fs::remove(log);
+    // Pictures and CSVs from an earlier run would mislead: each run starts with none.
+    fs::remove_all(fs::path(spec.work_dir) / "artifacts");
     std::size_t lines_read = 0;
 
     while (!remaining.empty()) {

@@ -146,10 +146,13 @@ std::string likely_cause(const Comparison& c) {
 
 std::string Comparison::explain(const std::string& what) const {
     std::ostringstream out;
-    out << what << ": " << wrong << " of " << shape.cells() << " cells are wrong";
-    if (unwritten) out << " (" << unwritten << " never written: still NaN from the grader's poison fill)";
-    out << ". Allowed error per cell: " << short_number(tolerance.abs) << " + " << short_number(tolerance.rel)
-        << " * |expected|.\n";
+    out << what << ": " << wrong << " of " << shape.cells() << " values are wrong";
+    if (unwritten) out << " (" << unwritten << " never written: they still hold the grader's fill value)";
+    if (tolerance.rel == 0 && tolerance.abs < 1)
+        out << ". An exact match is required.\n";
+    else
+        out << ". Allowed error per value: " << short_number(tolerance.abs) << " + " << short_number(tolerance.rel)
+            << " * |expected|.\n";
     for (const Mismatch& m : first) {
         out << "    " << shape.coordinates(m.index) << ": ";
         if (m.unwritten)

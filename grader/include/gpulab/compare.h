@@ -43,7 +43,8 @@ struct Comparison {
     std::vector<Mismatch> first;  // the first few wrong cells, in index order
     std::vector<std::size_t> wrong_indices;  // all of them (for pattern analysis), capped
     bool ok() const { return wrong == 0; }
-    // A multi-line explanation for a failed test: counts, first mismatches, likely cause.
+    // A multi-line explanation for a failed test: counts, first mismatches, likely cause. A
+    // tolerance of rel 0 and abs < 1 on integer data reads as "an exact match is required".
     std::string explain(const std::string& what) const;
     // One short figure for the grade table, e.g. "max rel err 2.4e-07".
     std::string figure() const;

@@ -11,6 +11,7 @@
 #include "gpulab/lab_config.h"
 #include "gpulab/launch_recorder.h"
 #include "gpulab/random.h"
+#include "gpulab/speed_report.h"
 #include "gpulab/timing.h"
 
 #include <algorithm>
@@ -443,21 +444,10 @@ TEST(Speed, StepThroughput) {
         spec.at("max_remeasures"), options);
     const double bytes = 8.0 * double(M - 2);  // one read and one write per interior cell, at least
     const double copy_gbs = gpulab::copy_bandwidth_gbs(std::size_t(M) * sizeof(float), options);
-    const double student_gbs = bytes / (verdict.student_ms * 1e6), reference_gbs = bytes / (verdict.reference_ms * 1e6);
-    testing::Test::RecordProperty("student_ms", fixed(verdict.student_ms, 4));
-    testing::Test::RecordProperty("reference_ms", fixed(verdict.reference_ms, 4));
-    testing::Test::RecordProperty("student_gbs", fixed(student_gbs, 0));
-    testing::Test::RecordProperty("reference_gbs", fixed(reference_gbs, 0));
-    testing::Test::RecordProperty("copy_gbs", fixed(copy_gbs, 0));
-    gpulab::record_figure(fixed(verdict.student_ms, 3) + " ms, " + fixed(student_gbs, 0) + " GB/s (" +
-                              fixed(100 * student_gbs / copy_gbs, 0) + "% of copy), " + fixed(verdict.fraction, 2) +
-                              "x ref",
-                          ">= " + fixed(threshold, 2) + "x ref");
+    const gpulab::Throughput throughput = gpulab::record_speed(verdict, bytes, copy_gbs);
     GPULAB_EXPECT(verdict.passed()) << "Your step kernel runs at " << fixed(verdict.fraction, 2)
-                                  << "x the reference's throughput (" << fixed(verdict.student_ms, 3) << " ms = "
-                                  << fixed(student_gbs, 0) << " GB/s against " << fixed(verdict.reference_ms, 3)
-                                  << " ms = " << fixed(reference_gbs, 0) << " GB/s; a device-to-device copy moves "
-                                  << fixed(copy_gbs, 0) << " GB/s on this GPU). The bar is " << fixed(threshold, 2)
+                                  << "x the reference's throughput (" << gpulab::speed_comparison(verdict, throughput)
+                                  << "). The bar is " << fixed(threshold, 2)
                                   << "x. Measured " << verdict.rounds << " time(s). Is every access coalesced "
                                   << "(neighbouring threads on neighbouring cells), and is each block big enough "
                                   << "(128 to 512 threads)?";

@@ -1,0 +1,539 @@
+// The grader of lab 03 (Gaussian blur). Points, sizes and thresholds come from
+// labs/03-gaussian-blur/lab.json; the handout describes every test by the same name.
+#include "api.h"
+#include "image_check.h"
+#include "oracle.h"
+
+#include "gpulab/cuda_check.h"
+#include "gpulab/format.h"
+#include "gpulab/grader_test.h"
+#include "gpulab/guarded_array.h"
+#include "gpulab/image.h"
+#include "gpulab/lab_config.h"
+#include "gpulab/launch_recorder.h"
+#include "gpulab/random.h"
+#include "gpulab/speed_report.h"
+#include "gpulab/timing.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace oracle = gaussian_blur_oracle;
+namespace check = gaussian_blur_check;
+using gpulab::config_at;
+using gpulab::fixed;
+using gpulab::GuardedDeviceArray;
+using gpulab::Json;
+using Bytes = std::vector<std::uint8_t>;
+
+const char* const kLab = "03-gaussian-blur";
+
+const GaussianBlurApi& student() { return gpulab::lab_api<GaussianBlurApi>(gpulab::Role::student, kLab); }
+const GaussianBlurApi& reference() { return gpulab::lab_api<GaussianBlurApi>(gpulab::Role::reference, kLab); }
+const Json& section(const char* name) { return config_at(gpulab::lab_config(), name); }
+
+// ---- Kernels ---------------------------------------------------------------------------------------
+
+enum class Kernel { naive, tiled };
+
+std::string kernel_name(Kernel k) { return k == Kernel::naive ? "naive" : "tiled"; }
+std::string launch_name(Kernel k) { return k == Kernel::naive ? "launch_blur_naive" : "launch_blur_tiled"; }
+
+void launch(const GaussianBlurApi& api, Kernel k, const std::uint8_t* in, std::uint8_t* out, int w, int h, int c) {
+    (k == Kernel::naive ? api.launch_blur_naive : api.launch_blur_tiled)(in, out, w, h, c);
+}
+
+std::string call_text(Kernel k, int w, int h, int c) {
+    return launch_name(k) + "(width=" + std::to_string(w) + ", height=" + std::to_string(h) +
+           ", channels=" + std::to_string(c) + ")";
+}
+
+// What one launch of a student kernel did, on fresh guarded buffers (the output poisoned with 255).
+struct StudentRun {
+    Bytes out;
+    bool input_unchanged = true;
+    gpulab::GuardReport in_guards, out_guards;
+};
+
+StudentRun run_student(Kernel k, const Bytes& in, int w, int h, int c) {
+    GuardedDeviceArray<std::uint8_t> d_in(in.size()), d_out(in.size());
+    d_in.upload(in);
+    launch(student(), k, d_in.data(), d_out.data(), w, h, c);
+    gpulab::check_student_launch(call_text(k, w, h, c));
+    StudentRun run;
+    run.out = d_out.download();
+    run.input_unchanged = d_in.download() == in;
+    run.in_guards = d_in.check_guards();
+    run.out_guards = d_out.check_guards();
+    return run;
+}
+
+// ---- Inputs ----------------------------------------------------------------------------------------
+
+// Random bytes in [lo, hi]. Inputs stay within 1..254: never 0 (a neighbour wrongly read as 0 shows)
+// and never 255, so no right answer is 255 and a 255 left in the output means "never written".
+Bytes random_bytes(std::mt19937_64& engine, std::size_t n, int lo = 1, int hi = 254) {
+    Bytes bytes(n);
+    const unsigned span = unsigned(hi - lo + 1);
+    std::size_t i = 0;
+    while (i < n) {
+        std::uint64_t bits = engine();
+        for (int b = 0; b < 8 && i < n; ++b, bits >>= 8) bytes[i++] = std::uint8_t(lo + (bits & 0xFF) % span);
+    }
+    return bytes;
+}
+
+std::mt19937_64 engine_for_current_test() { return std::mt19937_64(gpulab::Rng::for_current_test().seed()); }
+
+// An image whose outermost ring of pixels (bright, 200..254), next ring (dark, 1..50) and inside
+// (80..170) differ sharply, channel by channel: every way of reading outside the image other than
+// clamp-to-edge gives a different border.
+Bytes framed_image(std::mt19937_64& engine, int w, int h, int c) {
+    Bytes image(std::size_t(w) * h * c);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const int ring = std::min(std::min(x, w - 1 - x), std::min(y, h - 1 - y));
+            const int lo = ring == 0 ? 200 : (ring == 1 ? 1 : 80), hi = ring == 0 ? 254 : (ring == 1 ? 50 : 170);
+            const Bytes value = random_bytes(engine, std::size_t(c), lo, hi);
+            std::copy(value.begin(), value.end(), image.begin() + std::ptrdiff_t((std::size_t(y) * w + x) * c));
+        }
+    return image;
+}
+
+// Draws inputs until the blur visibly changes one (a kernel that copies its input must not pass).
+// A 1x1 image never changes, so it is taken as drawn. Tiny flat draws are rare (a 2x2 framed grey
+// image stays unchanged about once in 14 000), but redrawing makes them impossible, not rare:
+// deterministic for a given seed, never a flake.
+template <typename Draw>
+Bytes changed_by_blur(Draw draw, int w, int h, int c) {
+    for (int attempt = 0; attempt < 1000; ++attempt) {
+        Bytes in = draw();
+        if (std::size_t(w) * h < 2 || oracle::blur(in, w, h, c) != in) return in;
+    }
+    throw std::runtime_error("grader error: cannot draw an input the blur visibly changes");
+}
+
+// The folder of the course photos: $GPULAB_DATA_DIR/images, else data/images of the repository the
+// lab's config lives in (labs/03-gaussian-blur/lab.json -> ../../data/images).
+fs::path images_dir() {
+    if (const char* dir = std::getenv("GPULAB_DATA_DIR"); dir && *dir) return fs::path(dir) / "images";
+    const char* config = std::getenv("GPULAB_LAB_CONFIG");  // the grader's main() always sets it
+    if (!config || !*config) throw std::runtime_error("GPULAB_LAB_CONFIG is not set: cannot find data/images");
+    return fs::path(config).parent_path().parent_path().parent_path() / "data" / "images";
+}
+
+// Loads an image through gpulab::load_image; a file that cannot be used fails the test with a message
+// naming it, never a crash.
+struct Loaded {
+    gpulab::Image image;
+    std::string error;  // empty when loaded
+};
+
+Loaded load(const fs::path& path, const std::string& advice) {
+    Loaded loaded;
+    try {
+        loaded.image = gpulab::load_image(path.string());
+        if (loaded.image.channels != 1 && loaded.image.channels != 3 && loaded.image.channels != 4)
+            loaded.error = path.string() + ": has " + std::to_string(loaded.image.channels) +
+                           " channels; this lab blurs images with 1, 3 or 4";
+    } catch (const gpulab::ImageError& e) {
+        loaded.error = e.what();
+    }
+    if (!loaded.error.empty()) loaded.error += "\n" + advice;
+    return loaded;
+}
+
+std::string course_photo_advice() {
+    return "The course photos belong in " + check::display_path(images_dir().string()) +
+           " (see data/README.md); `git checkout -- data/images` restores them.";
+}
+
+// The photo with an alpha channel added (a radial ramp, 40..240), to blur a real RGBA image.
+gpulab::Image with_alpha(const gpulab::Image& rgb) {
+    gpulab::Image rgba{rgb.width, rgb.height, 4, {}};
+    rgba.pixels.resize(rgba.size());
+    const double cx = 0.5 * rgb.width, cy = 0.5 * rgb.height, radius = std::hypot(cx, cy);
+    for (int y = 0; y < rgb.height; ++y)
+        for (int x = 0; x < rgb.width; ++x) {
+            const std::size_t p = std::size_t(y) * rgb.width + x;
+            for (int c = 0; c < 3; ++c) rgba.pixels[4 * p + c] = rgb.pixels[rgb.channels * p + (rgb.channels == 3 ? c : 0)];
+            rgba.pixels[4 * p + 3] = std::uint8_t(240 - 200 * std::hypot(x - cx, y - cy) / radius);
+        }
+    return rgba;
+}
+
+// ---- Checking one image ---------------------------------------------------------------------------
+
+std::string image_text(const std::string& kind, int w, int h, int c) {
+    return kind + " " + std::to_string(w) + "x" + std::to_string(h) + " image, " + std::to_string(c) +
+           (c == 1 ? " channel" : " channels");
+}
+
+// Runs the student's kernel on `in` and demands the oracle's image, byte for byte.
+void expect_exact_blur(Kernel k, const Bytes& in, int w, int h, int c, const std::string& kind, bool certain_poison) {
+    const StudentRun run = run_student(k, in, w, h, c);
+    const Bytes expected = oracle::blur(in, w, h, c);
+    // A kernel that copies its input must not pass: the blur has to change the image.
+    if (std::size_t(w) * h >= 2) GPULAB_ASSERT(expected != in) << "grader error: the blur leaves this input unchanged";
+    check::ImageUnderTest im;
+    im.what = launch_name(k) + " on a " + image_text(kind, w, h, c);
+    im.width = w, im.height = h, im.channels = c;
+    im.input = &in, im.actual = &run.out, im.expected = &expected;
+    im.poison_is_certain = certain_poison;
+    im.tiled = k == Kernel::tiled;
+    const check::ImageVerdict verdict = check::check_image(im, check::current_test_stem());
+    gpulab::record_figure(verdict.ok ? "exact" : verdict.figure, "exact match");
+    GPULAB_EXPECT(verdict.ok) << verdict.explanation;
+    GPULAB_EXPECT(run.input_unchanged) << call_text(k, w, h, c)
+                                       << " changed its INPUT image: read only `in`, write only `out`.";
+}
+
+// ---- Test cases ------------------------------------------------------------------------------------
+
+struct ImageSize {
+    int w, h, c;
+};
+
+std::string size_name(const ImageSize& s) {
+    return std::to_string(s.w) + "x" + std::to_string(s.h) + "x" + std::to_string(s.c);
+}
+
+std::vector<ImageSize> sizes_times_channels(const Json& spec, const char* sizes_key) {
+    std::vector<ImageSize> cases;
+    for (const Json& size : spec.at(sizes_key))
+        for (int c : spec.at("channels")) cases.push_back({size.at(0), size.at(1), c});
+    return cases;
+}
+
+std::vector<ImageSize> random_cases() {
+    std::vector<ImageSize> cases = sizes_times_channels(section("random"), "sizes");
+    for (const ImageSize& s : sizes_times_channels(section("random"), "large")) cases.push_back(s);
+    return cases;
+}
+
+struct KernelCase {
+    Kernel kernel;
+    ImageSize size;
+};
+
+std::vector<KernelCase> for_both_kernels(const std::vector<ImageSize>& sizes) {
+    std::vector<KernelCase> cases;
+    for (Kernel k : {Kernel::naive, Kernel::tiled})
+        for (const ImageSize& s : sizes) cases.push_back({k, s});
+    return cases;
+}
+
+std::string kernel_case_name(const testing::TestParamInfo<KernelCase>& info) {
+    return kernel_name(info.param.kernel) + "_" + size_name(info.param.size);
+}
+
+// ---- Naive / Tiled: random images of awkward sizes --------------------------------------------------
+
+class Naive : public testing::TestWithParam<ImageSize> {};
+class Tiled : public testing::TestWithParam<ImageSize> {};
+
+void random_image_test(Kernel k, const ImageSize& s) {
+    auto engine = engine_for_current_test();
+    const Bytes in = changed_by_blur([&] { return random_bytes(engine, std::size_t(s.w) * s.h * s.c); }, s.w, s.h, s.c);
+    expect_exact_blur(k, in, s.w, s.h, s.c, "random", true);
+}
+
+TEST_P(Naive, MatchesOracle) {
+    GPULAB_REQUIRE_DEVICE();
+    random_image_test(Kernel::naive, GetParam());
+}
+
+TEST_P(Tiled, MatchesOracle) {
+    GPULAB_REQUIRE_DEVICE();
+    random_image_test(Kernel::tiled, GetParam());
+}
+
+// ---- Borders: a frame unlike the inside -------------------------------------------------------------
+
+class Borders : public testing::TestWithParam<KernelCase> {};
+
+TEST_P(Borders, ClampToEdge) {
+    GPULAB_REQUIRE_DEVICE();
+    const auto [k, s] = GetParam();
+    auto engine = engine_for_current_test();
+    const Bytes in = changed_by_blur([&] { return framed_image(engine, s.w, s.h, s.c); }, s.w, s.h, s.c);
+    expect_exact_blur(k, in, s.w, s.h, s.c, "framed (bright edge ring, dark second ring)", true);
+}
+
+// ---- Scope: nothing but the output is written -------------------------------------------------------
+
+class Scope : public testing::TestWithParam<KernelCase> {};
+
+TEST_P(Scope, WritesOnlyTheOutput) {
+    GPULAB_REQUIRE_DEVICE();
+    const auto [k, s] = GetParam();
+    auto engine = engine_for_current_test();
+    const Bytes in = random_bytes(engine, std::size_t(s.w) * s.h * s.c);
+    const StudentRun run = run_student(k, in, s.w, s.h, s.c);
+    const std::string call = call_text(k, s.w, s.h, s.c);
+    const auto unwritten = std::count(run.out.begin(), run.out.end(), std::uint8_t(255));
+    if (unwritten)
+        gpulab::record_figure(std::to_string(unwritten) + " of " + std::to_string(run.out.size()) + " values at 255",
+                              "nothing else written");
+    GPULAB_ASSERT(unwritten == 0) << call << " left " << unwritten << " of the " << run.out.size()
+                                  << " output values at 255, the grader's fill (with inputs in 1..254 no right "
+                                     "answer is 255, so they were never written"
+                                  << (k == Kernel::tiled ? ", or computed from __shared__ memory nobody wrote" : "")
+                                  << "). This test checks what else the kernel touches, so it can only pass once the "
+                                     "kernel writes the whole output image.";
+    GPULAB_EXPECT(run.input_unchanged) << call << " changed its INPUT image. Read only `in`, write only `out`: "
+                                          "a blur in place would read neighbours that other threads have already "
+                                          "overwritten.";
+    GPULAB_EXPECT(run.in_guards.intact()) << call << ": " << run.in_guards.describe("the input image");
+    GPULAB_EXPECT(run.out_guards.intact())
+        << call << ": " << run.out_guards.describe("the output image")
+        << " Threads outside the image (the grid is rounded up to whole blocks) must not write; and with "
+           "channels interleaved, the last byte of the image is (width*height - 1)*channels + channels-1.";
+    gpulab::record_figure(run.input_unchanged && run.in_guards.intact() && run.out_guards.intact()
+                              ? "only the output written"
+                              : "wrote outside the output",
+                          "nothing else written");
+}
+
+// ---- Photos ---------------------------------------------------------------------------------------
+
+struct PhotoCase {
+    Kernel kernel;
+    std::string file;
+    bool alpha;
+};
+
+std::vector<PhotoCase> photo_cases() {
+    std::vector<PhotoCase> cases;
+    const Json& spec = section("photos");
+    for (Kernel k : {Kernel::naive, Kernel::tiled}) {
+        for (const std::string file : spec.at("files")) cases.push_back({k, file, false});
+        cases.push_back({k, spec.at("with_alpha").get<std::string>(), true});
+    }
+    return cases;
+}
+
+class Photos : public testing::TestWithParam<PhotoCase> {};
+
+TEST_P(Photos, MatchOracle) {
+    GPULAB_REQUIRE_DEVICE();
+    const PhotoCase& p = GetParam();
+    const fs::path path = images_dir() / p.file;
+    Loaded loaded = load(path, course_photo_advice());
+    GPULAB_ASSERT(loaded.error.empty()) << "Cannot use a course photo: " << loaded.error;
+    if (p.alpha) loaded.image = with_alpha(loaded.image);
+    const gpulab::Image& photo = loaded.image;
+    const std::string kind = "photo (" + p.file + (p.alpha ? " with an alpha channel added" : "") + "),";
+    expect_exact_blur(p.kernel, photo.pixels, photo.width, photo.height, photo.channels, kind, false);
+}
+
+// ---- BlurImage: the host function, a photo to look at, and bad sizes -------------------------------
+
+TEST(BlurImage, BeforeAndAfter) {
+    GPULAB_REQUIRE_DEVICE();
+    const char* mine = std::getenv("GPULAB_PHOTO");
+    const bool own = mine && *mine;
+    const fs::path path = own ? fs::path(mine) : images_dir() / section("blur_image").at("photo").get<std::string>();
+    const Loaded loaded = load(path, own ? "GPULAB_PHOTO names this file. Point it at a PNG or JPEG with 1, 3 or 4 "
+                                           "channels, or unset it to blur the course photo."
+                                         : course_photo_advice());
+    GPULAB_ASSERT(loaded.error.empty()) << "Cannot blur " << (own ? "your photo (GPULAB_PHOTO)" : "the course photo")
+                                        << ": " << loaded.error;
+    const gpulab::Image& photo = loaded.image;
+    gpulab::Image after{photo.width, photo.height, photo.channels, Bytes(photo.size(), 255)};
+    student().blur_image(photo.pixels.data(), after.pixels.data(), photo.width, photo.height, photo.channels);
+
+    const Bytes expected = oracle::blur(photo.pixels, photo.width, photo.height, photo.channels);
+    check::ImageUnderTest im;
+    im.what = "blur_image (which runs launch_blur_tiled) on " + path.filename().string() + " (" + std::to_string(photo.width) + "x" +
+              std::to_string(photo.height) + ", " + std::to_string(photo.channels) + " channels)";
+    im.width = photo.width, im.height = photo.height, im.channels = photo.channels;
+    im.input = &photo.pixels, im.actual = &after.pixels, im.expected = &expected;
+    im.poison_is_certain = false;
+    im.tiled = true;
+    const check::ImageVerdict verdict = check::check_image(im, check::current_test_stem());
+    if (!verdict.ok) {
+        gpulab::record_figure(verdict.figure, "exact match");
+        ADD_FAILURE() << verdict.explanation;
+        return;
+    }
+    // Before and after, where the student can open them.
+    const std::string stem = path.stem().string();
+    const fs::path dir = gpulab::artifact_dir();
+    const std::string before_png = (dir / (stem + "_before.png")).string(), after_png = (dir / (stem + "_after.png")).string();
+    gpulab::save_png(before_png, photo);
+    gpulab::save_png(after_png, after);
+    std::cout << "[lab 03] your blur of " << path.string() << ": open " << check::display_path(before_png) << " and "
+              << check::display_path(after_png) << "\n";
+    testing::Test::RecordProperty("before_png", check::display_path(before_png));
+    testing::Test::RecordProperty("after_png", check::display_path(after_png));
+    gpulab::record_figure("exact; wrote " + stem + "_before.png, " + stem + "_after.png",
+                          "exact; pictures in " + check::display_path(dir.string()));
+}
+
+TEST(BlurImage, RefusesBadInput) {
+    struct Bad {
+        int w, h, c;
+        const char* what;
+    };
+    const Bad cases[] = {{0, 16, 3, "width 0"},  {16, 0, 3, "height 0"},   {-4, 16, 1, "width -4"},
+                         {16, 16, 2, "2 channels"}, {16, 16, 5, "5 channels"}, {16, 16, 0, "0 channels"}};
+    // Big enough for 16x16 pixels of 5 channels, so a call that runs anyway stays inside them.
+    const Bytes in(16 * 16 * 5, 100);
+    int refused_count = 0;
+    for (const Bad& bad : cases) {
+        Bytes out(in.size(), 7);
+        const std::string call = "blur_image(width=" + std::to_string(bad.w) + ", height=" + std::to_string(bad.h) +
+                                 ", channels=" + std::to_string(bad.c) + ")";
+        try {
+            student().blur_image(in.data(), out.data(), bad.w, bad.h, bad.c);
+            ADD_FAILURE() << call << " (" << bad.what << ") was accepted. Refuse it with std::invalid_argument "
+                          << "before touching the GPU: an image has at least 1x1 pixels of 1, 3 or 4 channels.";
+        } catch (const std::invalid_argument& refused) {
+            GPULAB_EXPECT(std::string(refused.what()).size() > 0)
+                << call << ": the std::invalid_argument should say what is wrong";
+            ++refused_count;
+        } catch (const std::exception& other) {
+            if (std::string(other.what()).find("TODO(lab-") != std::string::npos) {
+                ADD_FAILURE() << other.what();  // the starter's unwritten blur_image
+                return;
+            }
+            ADD_FAILURE() << call << " (" << bad.what << ") threw something other than std::invalid_argument: "
+                          << other.what() << ". Check the size before any CUDA call.";
+        }
+        GPULAB_EXPECT(std::all_of(out.begin(), out.end(), [](std::uint8_t v) { return v == 7; }))
+            << call << " (" << bad.what << ") wrote into `out`; a refused call must leave it alone.";
+    }
+    gpulab::record_figure("refused " + std::to_string(refused_count) + " of " + std::to_string(std::size(cases)) +
+                              " bad sizes",
+                          "std::invalid_argument for each");
+}
+
+// ---- Technique: the tiled kernel's shared memory holds the tile plus its halo ----------------------
+
+TEST(Technique, TiledUsesSharedTile) {
+    GPULAB_REQUIRE_GPU();
+    const Json& spec = section("technique");
+    const int w = spec.at("width"), h = spec.at("height");
+    auto engine = engine_for_current_test();
+    std::string figure;
+    for (int c : spec.at("channels")) {
+        const Bytes in = random_bytes(engine, std::size_t(w) * h * c);
+        GuardedDeviceArray<std::uint8_t> d_in(in.size()), d_out(in.size());
+        d_in.upload(in);
+        gpulab::LaunchRecorder recorder;
+        student().launch_blur_tiled(d_in.data(), d_out.data(), w, h, c);
+        gpulab::check_student_launch(call_text(Kernel::tiled, w, h, c));
+        const auto& launches = recorder.launches();
+        GPULAB_ASSERT(!launches.empty()) << call_text(Kernel::tiled, w, h, c) << " launched no kernel.";
+        // The launch that covers the image: the one with the most blocks.
+        const auto blocks = [](const gpulab::RecordedLaunch& l) { return std::size_t(l.grid.x) * l.grid.y * l.grid.z; };
+        const gpulab::RecordedLaunch& main = *std::max_element(
+            launches.begin(), launches.end(), [&](const auto& a, const auto& b) { return blocks(a) < blocks(b); });
+        for (const auto& l : launches) testing::Test::RecordProperty("student_launch_c" + std::to_string(c), l.describe());
+        // One block computes one output tile: the image divided by the grid.
+        const int tile_w = int((w + main.grid.x - 1) / main.grid.x), tile_h = int((h + main.grid.y - 1) / main.grid.y);
+        const std::size_t needed = std::size_t(tile_w + 2) * (tile_h + 2) * c;
+        const std::size_t shared = main.shared_bytes();
+        figure = std::to_string(shared) + " B shared for a " + std::to_string(tile_w) + "x" + std::to_string(tile_h) +
+                 " tile, " + std::to_string(c) + " ch";
+        const std::string where = call_text(Kernel::tiled, w, h, c) + " launched " + main.describe() + ": ";
+        GPULAB_EXPECT(shared > 0) << where << "the kernel uses no shared memory at all. The tiled kernel must copy "
+                                  << "its tile plus halo into a __shared__ array and compute from there.";
+        GPULAB_EXPECT(shared == 0 || shared >= needed)
+            << where << "one block computes a " << tile_w << "x" << tile_h << " tile of the output (the image "
+            << "divided by your grid), so its input is (" << tile_w << "+2)x(" << tile_h << "+2) pixels of " << c
+            << " channels = " << needed << " bytes, but the kernel has only " << shared << " bytes of shared memory "
+            << "(static + dynamic). Does the tile hold the halo and every channel? (One block per tile: a grid-stride "
+            << "loop makes the grader's tile estimate too big.)";
+    }
+    gpulab::record_figure(figure, ">= (tile+2)^2 x channels bytes");
+}
+
+// ---- Speed: the same technique as the reference, same run -------------------------------------------
+
+void speed_test(Kernel k) {
+    GPULAB_REQUIRE_GPU();
+    const Json& spec = section("speed");
+    const int w = spec.at("width"), h = spec.at("height"), c = spec.at("channels");
+    auto engine = engine_for_current_test();
+    const Bytes in = random_bytes(engine, std::size_t(w) * h * c);
+    GuardedDeviceArray<std::uint8_t> d_in(in.size()), d_student(in.size()), d_reference(in.size());
+    d_in.upload(in);
+
+    // Speed counts only for a correct kernel, so check this size first.
+    {
+        gpulab::LaunchRecorder recorder;
+        launch(student(), k, d_in.data(), d_student.data(), w, h, c);
+        gpulab::check_student_launch(call_text(k, w, h, c));
+        for (const auto& l : recorder.launches()) testing::Test::RecordProperty("student_launch", l.describe());
+    }
+    {
+        const Bytes out = d_student.download();
+        const Bytes expected = oracle::blur(in, w, h, c);
+        check::ImageUnderTest im;
+        im.what = launch_name(k) + " on a " + image_text("random", w, h, c);
+        im.width = w, im.height = h, im.channels = c;
+        im.input = &in, im.actual = &out, im.expected = &expected;
+        im.tiled = k == Kernel::tiled;
+        const check::ImageVerdict verdict = check::check_image(im, check::current_test_stem());
+        GPULAB_ASSERT(verdict.ok) << verdict.explanation;
+    }
+
+    gpulab::TimingOptions options;
+    options.warmup = spec.at("warmup");
+    options.samples = spec.at("samples");
+    const double threshold = spec.at("min_fraction_of_reference");
+    const gpulab::SpeedVerdict verdict = gpulab::judge_speed(
+        [&] { launch(student(), k, d_in.data(), d_student.data(), w, h, c); },
+        [&] { launch(reference(), k, d_in.data(), d_reference.data(), w, h, c); }, threshold,
+        spec.at("max_remeasures"), options);
+    const double bytes = 2.0 * double(in.size());  // every byte read once and written once, at least
+    const double copy_gbs = gpulab::copy_bandwidth_gbs(in.size(), options);
+    const gpulab::Throughput throughput = gpulab::record_speed(verdict, bytes, copy_gbs, std::string("ref ") + kernel_name(k));
+    GPULAB_EXPECT(verdict.passed())
+        << "Your " << kernel_name(k) << " kernel runs at " << fixed(verdict.fraction, 2) << "x the throughput of the "
+        << "reference's " << kernel_name(k) << " kernel on a " << image_text("random", w, h, c) << " ("
+        << gpulab::speed_comparison(verdict, throughput) << "). The bar is " << fixed(threshold, 2) << "x. Measured "
+        << verdict.rounds << " time(s). "
+        << (k == Kernel::naive
+                ? "Do neighbouring threads (threadIdx.x) handle neighbouring pixels of one row, and is the block "
+                  "at least 128 threads (e.g. 32x8)?"
+                : "Are the loads into the tile coalesced (neighbouring threads on neighbouring bytes), is the "
+                  "tile at least 16x16, and does each thread do one pixel's work after the barrier?");
+}
+
+TEST(Speed, NaiveThroughput) { speed_test(Kernel::naive); }
+TEST(Speed, TiledThroughput) { speed_test(Kernel::tiled); }
+
+// ---- Instantiations (names come from the arguments, so they cannot drift) ---------------------------
+
+const auto image_size_name = [](const testing::TestParamInfo<ImageSize>& info) { return size_name(info.param); };
+
+INSTANTIATE_TEST_SUITE_P(Images, Naive, testing::ValuesIn(random_cases()), image_size_name);
+INSTANTIATE_TEST_SUITE_P(Images, Tiled, testing::ValuesIn(random_cases()), image_size_name);
+INSTANTIATE_TEST_SUITE_P(Frames, Borders,
+                         testing::ValuesIn(for_both_kernels(sizes_times_channels(section("borders"), "sizes"))),
+                         kernel_case_name);
+INSTANTIATE_TEST_SUITE_P(Images, Scope,
+                         testing::ValuesIn(for_both_kernels(sizes_times_channels(section("scope"), "sizes"))),
+                         kernel_case_name);
+INSTANTIATE_TEST_SUITE_P(Files, Photos, testing::ValuesIn(photo_cases()),
+                         [](const testing::TestParamInfo<PhotoCase>& info) {
+                             std::string name = kernel_name(info.param.kernel) + "_" + info.param.file;
+                             if (info.param.alpha) name += "_rgba";
+                             for (char& ch : name)
+                                 if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                             return name;
+                         });
+
+}  // namespace

@@ -1,0 +1,28 @@
+#include "gpulab/speed_report.h"
+
+#include "gpulab/format.h"
+#include "gpulab/grader_test.h"
+
+namespace gpulab {
+
+Throughput record_speed(const SpeedVerdict& verdict, double bytes, double copy_gbs, const std::string& bar) {
+    const Throughput t{bytes / (verdict.student_ms * 1e6), bytes / (verdict.reference_ms * 1e6), copy_gbs};
+    testing::Test::RecordProperty("student_ms", fixed(verdict.student_ms, 4));
+    testing::Test::RecordProperty("reference_ms", fixed(verdict.reference_ms, 4));
+    testing::Test::RecordProperty("student_gbs", fixed(t.student_gbs, 0));
+    testing::Test::RecordProperty("reference_gbs", fixed(t.reference_gbs, 0));
+    testing::Test::RecordProperty("copy_gbs", fixed(t.copy_gbs, 0));
+    testing::Test::RecordProperty("rounds", std::to_string(verdict.rounds));
+    record_figure(fixed(verdict.student_ms, 3) + " ms, " + fixed(t.student_gbs, 0) + " GB/s (" +
+                      fixed(100 * t.student_gbs / t.copy_gbs, 0) + "% of copy), " + fixed(verdict.fraction, 2) + "x ref",
+                  ">= " + fixed(verdict.threshold, 2) + "x " + bar);
+    return t;
+}
+
+std::string speed_comparison(const SpeedVerdict& verdict, const Throughput& t) {
+    return fixed(verdict.student_ms, 3) + " ms = " + fixed(t.student_gbs, 0) + " GB/s against " +
+           fixed(verdict.reference_ms, 3) + " ms = " + fixed(t.reference_gbs, 0) +
+           " GB/s; a device-to-device copy moves " + fixed(t.copy_gbs, 0) + " GB/s on this GPU";
+}
+
+}  // namespace gpulab

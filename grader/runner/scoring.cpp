@@ -115,7 +115,8 @@ LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
                 s.points = 0;
                 s.verdict = "not counted";
                 s.details = {};
-                s.details.push_back(s.id + " is not counted until " + required + " passes: speed only counts for a correct kernel.");
+                s.details.push_back(s.id + " is not counted until " + required +
+                                    " passes: speed and technique count only for code that is right first.");
                 break;
             }
         }

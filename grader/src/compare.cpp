@@ -147,7 +147,9 @@ std::string likely_cause(const Comparison& c) {
 std::string Comparison::explain(const std::string& what) const {
     std::ostringstream out;
     out << what << ": " << wrong << " of " << shape.cells() << " values are wrong";
-    if (unwritten) out << " (" << unwritten << " never written: they still hold the grader's fill value)";
+    if (unwritten)
+        out << " (" << unwritten << " still hold the grader's fill value: never written, or computed from "
+            << "memory nothing wrote)";
     if (tolerance.rel == 0 && tolerance.abs < 1)
         out << ". An exact match is required.\n";
     else

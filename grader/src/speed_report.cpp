@@ -6,16 +6,17 @@
 namespace gpulab {
 
 Throughput record_speed(const SpeedVerdict& verdict, double bytes, double copy_gbs, const std::string& bar) {
-    const Throughput t{bytes / (verdict.student_ms * 1e6), bytes / (verdict.reference_ms * 1e6), copy_gbs};
+    Throughput t{bytes / (verdict.student_ms * 1e6), bytes / (verdict.reference_ms * 1e6), copy_gbs, "", ""};
     testing::Test::RecordProperty("student_ms", fixed(verdict.student_ms, 4));
     testing::Test::RecordProperty("reference_ms", fixed(verdict.reference_ms, 4));
     testing::Test::RecordProperty("student_gbs", fixed(t.student_gbs, 0));
     testing::Test::RecordProperty("reference_gbs", fixed(t.reference_gbs, 0));
     testing::Test::RecordProperty("copy_gbs", fixed(t.copy_gbs, 0));
     testing::Test::RecordProperty("rounds", std::to_string(verdict.rounds));
-    record_figure(fixed(verdict.student_ms, 3) + " ms, " + fixed(t.student_gbs, 0) + " GB/s (" +
-                      fixed(100 * t.student_gbs / t.copy_gbs, 0) + "% of copy), " + fixed(verdict.fraction, 2) + "x ref",
-                  ">= " + fixed(verdict.threshold, 2) + "x " + bar);
+    t.figure = fixed(verdict.student_ms, 3) + " ms, " + fixed(t.student_gbs, 0) + " GB/s (" +
+               fixed(100 * t.student_gbs / t.copy_gbs, 0) + "% of copy), " + fixed(verdict.fraction, 2) + "x ref";
+    t.threshold = ">= " + fixed(verdict.threshold, 2) + "x " + bar;
+    record_figure(t.figure, t.threshold);
     return t;
 }
 

@@ -21,8 +21,9 @@ struct Shape {
     std::size_t nx = 1, ny = 1, nz = 1;
     std::size_t channels = 1;
     std::size_t origin_x = 0, origin_y = 0, origin_z = 0;
+    int rank = 0;  // 1, 2 or 3 to name coordinates that way even for a 1x1 grid; 0: inferred from ny, nz
     std::size_t cells() const { return nx * ny * nz * channels; }
-    int dims() const { return nz > 1 ? 3 : (ny > 1 ? 2 : 1); }
+    int dims() const { return rank ? rank : (nz > 1 ? 3 : (ny > 1 ? 2 : 1)); }
     std::string coordinates(std::size_t linear) const;
 };
 

@@ -9,6 +9,7 @@ namespace gpulab {
 
 struct Throughput {
     double student_gbs = 0, reference_gbs = 0, copy_gbs = 0;
+    std::string figure, threshold;  // as recorded for the grade table; a lab may append to the figure
 };
 
 // Records the speed figures as test properties (student/reference ms and GB/s, copy GB/s) and the

@@ -1,3 +1,8 @@
+// This file leaves a CUDA thread's fiber stack with siglongjmp. glibc's fortified variant
+// (__longjmp_chk, which Ubuntu's g++ turns on by default) aborts a jump that lands on another stack
+// below the current one, which is where the scheduler's frame may well be: use the plain one.
+// (Must precede every #include: <features.h> reads it once.)
+#undef _FORTIFY_SOURCE
 // Memory faults inside kernels. A SIGSEGV/SIGBUS raised while a worker runs a block (a write past the end
 // of a device buffer hits its guard page) is handled on an alternate signal stack: the handler records the
 // address and jumps back to the block scheduler, which abandons the faulting CUDA thread and fails the

@@ -1,3 +1,8 @@
+// This file leaves a CUDA thread's fiber stack with siglongjmp. glibc's fortified variant
+// (__longjmp_chk, which Ubuntu's g++ turns on by default) aborts a jump that lands on another stack
+// below the current one, which is where the scheduler's frame may well be: use the plain one.
+// (Must precede every #include: <features.h> reads it once.)
+#undef _FORTIFY_SOURCE
 // The per-block scheduler. All CUDA threads of a block run cooperatively on one OS thread; each runs until
 // it reaches a barrier or exits, in a seeded pseudo-random order that changes with every barrier phase.
 // A thread therefore reads shared memory before most of its neighbours wrote it unless a __syncthreads()

@@ -12,6 +12,7 @@
 #include "gpulab/launch_recorder.h"
 #include "gpulab/random.h"
 #include "gpulab/speed_report.h"
+#include "gpulab/time_step_checks.h"
 #include "gpulab/timing.h"
 
 #include <algorithm>
@@ -243,32 +244,11 @@ TEST_P(Solve, MatchesOracle) {
 
 TEST(Stability, ChosenDtIsStable) {
     const double min_r = section("stability").at("min_r");
-    std::ostringstream problems;
-    double worst_r = 0;
-    for (const Json& item : section("stability").at("choose_dt_cases")) {
-        const double k = item[0], dx = item[1], tmax = item[2];
-        const double dt = student().choose_dt(k, dx, tmax);
-        const double r = k * dt / (dx * dx);
-        const double steps = tmax / dt;
-        worst_r = std::max(worst_r, r);
-        std::ostringstream where;
-        where << "choose_dt(k=" << k << ", dx=" << dx << ", tmax=" << tmax << ") = " << dt << " gives r = " << r;
-        if (!(dt > 0) || !std::isfinite(dt)) {
-            problems << where.str() << ": dt must be a positive number.\n";
-        } else if (r > 0.5 + 1e-12) {
-            problems << where.str() << " > 1/2: unstable.";
-            if (r > 1e3) problems << " Is dt upside down? dt = r*dx^2/k, not r/(k*dx^2).";
-            problems << "\n";
-        } else if (r < min_r) {
-            problems << where.str() << " < " << min_r << ": stable but needlessly small (the run takes "
-                     << 0.5 / r << " times as many steps as it needs).\n";
-        } else if (std::fabs(steps - std::round(steps)) > 1e-6 * steps) {
-            problems << where.str() << ", but tmax/dt = " << fixed(steps, 6)
-                     << " is not a whole number of steps: the run would miss tmax.\n";
-        }
-    }
-    gpulab::record_figure("largest r " + fixed(worst_r, 6), fixed(min_r, 2) + " <= r <= 0.5, whole steps");
-    GPULAB_EXPECT(problems.str().empty()) << problems.str();
+    const gpulab::ChosenDtCheck check = gpulab::check_chosen_dt(
+        section("stability").at("choose_dt_cases"), "dx", 0.5, "1/2", min_r,
+        [](double k, double dx, double tmax) { return student().choose_dt(k, dx, tmax); });
+    gpulab::record_figure("largest r " + fixed(check.largest_r, 6), fixed(min_r, 2) + " <= r <= 0.5, whole steps");
+    GPULAB_EXPECT(check.problems.empty()) << check.problems;
 }
 
 TEST(Stability, RefusesUnstableDt) {

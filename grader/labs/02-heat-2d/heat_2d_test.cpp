@@ -14,6 +14,7 @@
 #include "gpulab/launch_recorder.h"
 #include "gpulab/random.h"
 #include "gpulab/speed_report.h"
+#include "gpulab/time_step_checks.h"
 #include "gpulab/timing.h"
 
 #include <algorithm>
@@ -78,14 +79,7 @@ std::vector<float> random_field(gpulab::Rng& rng, const Grid& g) { return rng.un
 // the insulated walls, for the conservation checks).
 std::vector<float> random_insulated_field(gpulab::Rng& rng, const Grid& g) {
     std::vector<float> f = random_field(rng, g);
-    for (int i = 1; i <= g.nx; ++i) {
-        f[g.at(i, 0)] = f[g.at(i, 1)];
-        f[g.at(i, g.ny + 1)] = f[g.at(i, g.ny)];
-    }
-    for (int j = 1; j <= g.ny; ++j) {
-        f[g.at(0, j)] = f[g.at(1, j)];
-        f[g.at(g.nx + 1, j)] = f[g.at(g.nx, j)];
-    }
+    oracle::apply_walls(f, g);
     return f;
 }
 
@@ -544,33 +538,14 @@ TEST_P(Solve, MatchesOracle) {
 
 TEST(Stability, ChosenDtIsStable) {
     const double min_r = section("stability").at("min_r");
-    std::ostringstream problems;
-    double worst_r = 0;
-    for (const Json& item : section("stability").at("choose_dt_cases")) {
-        const double k = item[0], h = item[1], tmax = item[2];
-        const double dt = student().choose_dt(k, h, tmax);
-        const double r = k * dt / (h * h);
-        const double steps = tmax / dt;
-        worst_r = std::max(worst_r, r);
-        std::ostringstream where;
-        where << "choose_dt(k=" << k << ", h=" << h << ", tmax=" << tmax << ") = " << dt << " gives r = " << r;
-        if (!(dt > 0) || !std::isfinite(dt)) {
-            problems << where.str() << ": dt must be a positive number.\n";
-        } else if (r > 0.25 + 1e-12) {
-            problems << where.str() << " > 1/4: unstable in 2D.";
-            if (r > 1e3) problems << " Is dt upside down? dt = r*h^2/k, not r/(k*h^2).";
-            else if (r <= 0.5 + 1e-12) problems << " (1/2 is the rod's bound; a square has two directions to lose heat in.)";
-            problems << "\n";
-        } else if (r < min_r) {
-            problems << where.str() << " < " << min_r << ": stable but needlessly small (the run takes "
-                     << fixed(0.25 / r, 2) << " times as many steps as it needs).\n";
-        } else if (std::fabs(steps - std::round(steps)) > 1e-6 * steps) {
-            problems << where.str() << ", but tmax/dt = " << fixed(steps, 6)
-                     << " is not a whole number of steps: the run would miss tmax.\n";
-        }
-    }
-    gpulab::record_figure("largest r " + fixed(worst_r, 6), fixed(min_r, 2) + " <= r <= 0.25, whole steps");
-    GPULAB_EXPECT(problems.str().empty()) << problems.str();
+    const gpulab::ChosenDtCheck check = gpulab::check_chosen_dt(
+        section("stability").at("choose_dt_cases"), "h", 0.25, "1/4 (the 2D bound)", min_r,
+        [](double k, double h, double tmax) { return student().choose_dt(k, h, tmax); }, [](double r) {
+            return r <= 0.5 + 1e-12 ? std::string(" (1/2 is the rod's bound; a square has two directions to lose heat in.)")
+                                    : std::string();
+        });
+    gpulab::record_figure("largest r " + fixed(check.largest_r, 6), fixed(min_r, 2) + " <= r <= 0.25, whole steps");
+    GPULAB_EXPECT(check.problems.empty()) << check.problems;
 }
 
 TEST(Stability, RefusesUnstableDt) {

@@ -15,17 +15,6 @@ std::vector<double> step(const std::vector<double>& in, const Grid& g, double r)
     return out;
 }
 
-void apply_walls(std::vector<double>& f, const Grid& g) {
-    for (int i = 1; i <= g.nx; ++i) {
-        f[g.at(i, 0)] = f[g.at(i, 1)];
-        f[g.at(i, g.ny + 1)] = f[g.at(i, g.ny)];
-    }
-    for (int j = 1; j <= g.ny; ++j) {
-        f[g.at(0, j)] = f[g.at(1, j)];
-        f[g.at(g.nx + 1, j)] = f[g.at(g.nx, j)];
-    }
-}
-
 std::vector<double> integrate(std::vector<double> f, const Grid& g, double r, int steps) {
     for (int n = 0; n < steps; ++n) {
         f = step(f, g, r);

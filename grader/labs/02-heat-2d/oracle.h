@@ -21,7 +21,17 @@ struct Grid {
 // One FTCS step on the interior; the ghost ring of the result is copied from the input.
 std::vector<double> step(const std::vector<double>& in, const Grid& g, double r);
 // Insulated walls: each edge ghost copies its interior neighbour; corners are left alone.
-void apply_walls(std::vector<double>& f, const Grid& g);
+template <typename T>
+void apply_walls(std::vector<T>& f, const Grid& g) {
+    for (int i = 1; i <= g.nx; ++i) {
+        f[g.at(i, 0)] = f[g.at(i, 1)];
+        f[g.at(i, g.ny + 1)] = f[g.at(i, g.ny)];
+    }
+    for (int j = 1; j <= g.ny; ++j) {
+        f[g.at(0, j)] = f[g.at(1, j)];
+        f[g.at(g.nx + 1, j)] = f[g.at(g.nx, j)];
+    }
+}
 // `steps` times: step, then the walls.
 std::vector<double> integrate(std::vector<double> f, const Grid& g, double r, int steps);
 

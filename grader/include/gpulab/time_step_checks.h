@@ -1,0 +1,26 @@
+// Checks shared by the time-stepping labs (FTCS in 1D, 2D, ...): does the student's choose_dt pick a
+// stable, not needlessly small time step that divides tmax into whole steps?
+#pragma once
+
+#include "gpulab/lab_config.h"
+
+#include <functional>
+#include <string>
+
+namespace gpulab {
+
+struct ChosenDtCheck {
+    std::string problems;    // one line per failing case, empty when all pass
+    double largest_r = 0;    // over all cases, for the grade table
+};
+
+// For each case [k, h, tmax] of `cases`, calls choose_dt(k, h, tmax) and checks min_r <= r <= bound
+// (+1e-12 for rounding) with r = k dt / h^2, and that tmax / dt is a whole number. `spacing` is what the
+// lab's handout calls h ("dx"); `bound_text` names the bound ("1/2"); `hint(r)` may add a sentence for
+// an unstable r (e.g. "that is the 1D bound").
+ChosenDtCheck check_chosen_dt(const Json& cases, const std::string& spacing, double bound, const std::string& bound_text,
+                              double min_r,
+                              const std::function<double(double, double, double)>& choose_dt,
+                              const std::function<std::string(double)>& hint = {});
+
+}  // namespace gpulab

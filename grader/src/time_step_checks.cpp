@@ -1,0 +1,45 @@
+#include "gpulab/time_step_checks.h"
+
+#include "gpulab/format.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace gpulab {
+
+ChosenDtCheck check_chosen_dt(const Json& cases, const std::string& spacing, double bound, const std::string& bound_text,
+                              double min_r,
+                              const std::function<double(double, double, double)>& choose_dt,
+                              const std::function<std::string(double)>& hint) {
+    ChosenDtCheck check;
+    std::ostringstream problems;
+    for (const Json& item : cases) {
+        const double k = item[0], h = item[1], tmax = item[2];
+        const double dt = choose_dt(k, h, tmax);
+        const double r = k * dt / (h * h);
+        const double steps = tmax / dt;
+        check.largest_r = std::max(check.largest_r, r);
+        std::ostringstream where;
+        where << "choose_dt(k=" << k << ", " << spacing << "=" << h << ", tmax=" << tmax << ") = " << dt
+              << " gives r = " << r;
+        if (!(dt > 0) || !std::isfinite(dt)) {
+            problems << where.str() << ": dt must be a positive number.\n";
+        } else if (r > bound + 1e-12) {
+            problems << where.str() << " > " << bound_text << ": unstable.";
+            if (r > 1e3)
+                problems << " Is dt upside down? dt = r*" << spacing << "^2/k, not r/(k*" << spacing << "^2).";
+            else if (hint) problems << hint(r);
+            problems << "\n";
+        } else if (r < min_r) {
+            problems << where.str() << " < " << min_r << ": stable but needlessly small (the run takes "
+                     << fixed(bound / r, 2) << " times as many steps as it needs).\n";
+        } else if (std::fabs(steps - std::round(steps)) > 1e-6 * steps) {
+            problems << where.str() << ", but tmax/dt = " << fixed(steps, 6)
+                     << " is not a whole number of steps: the run would miss tmax.\n";
+        }
+    }
+    check.problems = problems.str();
+    return check;
+}
+
+}  // namespace gpulab

@@ -87,8 +87,9 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
     if (!built) return {score_uncompiled(config, errors), nlohmann::json::object(), request.seed};
 
     std::cout << "[gpulab] " << manifest.lab << ": running the tests (each in its own process) ..." << std::endl;
-    const SessionSpec spec{manifest.graders.at(request.mode), manifest.config, student.library, reference.library,
-                           work.string(), request.seed, request.filter};
+    SessionSpec spec{manifest.graders.at(request.mode), manifest.config, student.library, reference.library,
+                     work.string(), request.seed, request.filter};
+    spec.test_timeout_s = solution->second.test_timeout_s;
     const SessionResult session = run_session(spec);
     if (!session.error.empty()) throw UsageError(session.error);
     LabScore score = score_lab(config, session);

@@ -18,6 +18,7 @@ struct Solution {
     std::string name;                   // "starter", "reference", "wrong/off-by-one-boundary"
     std::map<std::string, Build> builds;  // by mode
     std::string expect;                 // for planted bugs: the JSON file naming the tests that must fail
+    unsigned test_timeout_s = 0;        // a planted bug's own per-test limit (an endless loop need not wait long)
 };
 
 struct LabManifest {

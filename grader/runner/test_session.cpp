@@ -21,6 +21,7 @@ std::map<std::string, std::string> child_env(const SessionSpec& spec, const std:
                                            {"GPULAB_PROGRESS_FILE", progress},
                                            {"GPULAB_ARTIFACT_DIR", (fs::path(spec.work_dir) / "artifacts").string()}};
     if (!spec.seed.empty()) env["GPULAB_SEED"] = spec.seed;
+    if (spec.test_timeout_s) env["GPULAB_TEST_TIMEOUT_S"] = std::to_string(spec.test_timeout_s);
     return env;
 }
 
@@ -93,6 +94,7 @@ SessionResult run_session(const SessionSpec& spec) {
 
         std::string running;  // the test that started and has not ended
         bool timed_out = false;
+        unsigned limit_s = 0;
         auto last_progress = Clock::now();
         const auto absorb = [&] {
             std::ifstream in(progress);
@@ -124,6 +126,7 @@ SessionResult run_session(const SessionSpec& spec) {
                     running.clear();
                 } else if (kind == "timeout") {
                     timed_out = true;
+                    limit_s = event.value("limit_s", 0u);
                 }
             }
         };
@@ -140,9 +143,24 @@ SessionResult run_session(const SessionSpec& spec) {
             if (timed_out || status.killed_by_watchdog) {
                 outcome.result = "timeout";
                 outcome.messages.push_back(
-                    "The test did not finish within its time limit and was stopped. A kernel that never ends "
+                    "The test did not finish within its time limit" +
+                    (limit_s ? " (" + std::to_string(limit_s) + " s)" : std::string()) +
+                    " and was stopped. A kernel that never ends "
                     "(a loop whose exit condition is never met, or threads waiting at a __syncthreads() that "
                     "others never reach) or a host loop that runs far too many steps does this.");
+                // The other instances of this test would most likely hang the same way: one time limit
+                // per test, not one per instance, so an endless loop cannot hold grading up for long.
+                for (auto it = remaining.begin(); it != remaining.end();) {
+                    if (*it != running && test_id_of(*it) == outcome.id) {
+                        TestOutcome skipped{*it, outcome.id, "timeout", {}};
+                        skipped.messages.push_back("not run: " + running +
+                                                   ", an instance of the same test, hit the time limit");
+                        outcomes[*it] = skipped;
+                        it = remaining.erase(it);
+                    } else {
+                        ++it;
+                    }
+                }
             } else {
                 outcome.result = "crashed";
                 outcome.messages.push_back("The test process died (" + status.describe() +

@@ -37,6 +37,7 @@ struct SessionSpec {
     std::string seed;              // GPULAB_SEED; empty: let the binary draw one
     std::string filter;            // a GoogleTest filter to narrow the run; empty: all
     unsigned watchdog_s = 600;     // kill a process that reports nothing for this long
+    unsigned test_timeout_s = 0;   // GPULAB_TEST_TIMEOUT_S for every test; 0: the lab config's
 };
 
 SessionResult run_session(const SessionSpec& spec);

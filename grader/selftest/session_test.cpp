@@ -28,7 +28,10 @@ TEST(Session, EachMisbehavingTestCostsOnlyItself) {
     EXPECT_EQ(verdict["Fake.RunsAfterTheCrash"], "passed");
     EXPECT_EQ(verdict["Fake.ThrowsTodo"], "failed");
     EXPECT_TRUE(verdict["Fake.NeedsGpu"] == "skipped" || verdict["Fake.NeedsGpu"] == "passed");
+    EXPECT_EQ(verdict["Twice/FakeHang.EveryInstance/0"], "timeout");
+    EXPECT_EQ(verdict["Twice/FakeHang.EveryInstance/1"], "timeout");
     EXPECT_GE(result.processes, 3) << "a crash and a hang each need a fresh process";
+    EXPECT_LE(result.processes, 4) << "the second instance of a hanging test must not get a process of its own";
     EXPECT_EQ(result.seed, "123");
 
     const LabScore score = score_lab(gpulab::load_json_file(FAKE_LAB_CONFIG), result);
@@ -38,6 +41,7 @@ TEST(Session, EachMisbehavingTestCostsOnlyItself) {
     EXPECT_EQ(by_id["Fake.Passes"].measured, "42");
     EXPECT_EQ(by_id["Fake.Segfaults"].verdict, "crashed");
     EXPECT_EQ(by_id["Fake.Hangs"].verdict, "timed out");
+    EXPECT_NE(by_id["Fake.Hangs"].details.front().find("(3 s)"), std::string::npos) << by_id["Fake.Hangs"].details.front();
     EXPECT_EQ(by_id["Fake.ThrowsTodo"].verdict, "not written yet");
     EXPECT_EQ(by_id["Fake.RunsAfterTheCrash"].points, 10);
     // What a student reads: the TODO itself, not GoogleTest's wrapping of the exception.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -14,16 +15,14 @@ struct Tolerance {
     double allowed(double expected) const;
 };
 
-// The shape of the compared region, for reporting coordinates: channel c of cell (x, y, z) sits at
-// linear index c + channels * (x + nx * (y + ny * z)). `origin` is added to reported coordinates
-// when the region is a window of a larger array (the interior of a rod starts at cell 1).
+// The shape of the compared region, for reporting coordinates: cell (x, y, z) sits at linear index
+// x + nx * (y + ny * z). `origin` is added to reported coordinates when the region is a window of a
+// larger array (the interior of a rod starts at cell 1).
 struct Shape {
     std::size_t nx = 1, ny = 1, nz = 1;
-    std::size_t channels = 1;
     std::size_t origin_x = 0, origin_y = 0, origin_z = 0;
-    int rank = 0;  // 1, 2 or 3 to name coordinates that way even for a 1x1 grid; 0: inferred from ny, nz
-    std::size_t cells() const { return nx * ny * nz * channels; }
-    int dims() const { return rank ? rank : (nz > 1 ? 3 : (ny > 1 ? 2 : 1)); }
+    std::size_t cells() const { return nx * ny * nz; }
+    int dims() const { return nz > 1 ? 3 : (ny > 1 ? 2 : 1); }
     std::string coordinates(std::size_t linear) const;
 };
 
@@ -44,22 +43,37 @@ struct Comparison {
     std::vector<Mismatch> first;  // the first few wrong cells, in index order
     std::vector<std::size_t> wrong_indices;  // all of them (for pattern analysis), capped
     bool ok() const { return wrong == 0; }
-    // A multi-line explanation for a failed test: counts, first mismatches, likely cause. A
-    // tolerance of rel 0 and abs < 1 on integer data reads as "an exact match is required".
+    // A multi-line explanation for a failed test: counts, first mismatches, likely cause.
     std::string explain(const std::string& what) const;
     // One short figure for the grade table, e.g. "max rel err 2.4e-07".
     std::string figure() const;
 };
 
-// T is float or std::uint8_t (images). A cell still holding the grader's poison (all bits set: NaN,
-// or 255 for bytes) counts as unwritten; for bytes, poison the output only where 255 cannot be right,
-// or rely on the guard zones instead.
-template <typename T>
-Comparison compare(const std::vector<T>& actual, const std::vector<double>& expected, const Shape& shape,
+// A cell still holding the grader's poison (all bits set: a NaN) counts as unwritten.
+Comparison compare(const std::vector<float>& actual, const std::vector<double>& expected, const Shape& shape,
                    const Tolerance& tolerance);
 
 // A guess at the cause from where the wrong cells are, or "" when no pattern stands out.
 std::string likely_cause(const Comparison& comparison);
+
+// Bitwise equality: "untouched" means the same bits, NaN included.
+template <typename T>
+bool same_bits(const T& a, const T& b) {
+    return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+// How many cells of a and b differ bitwise, and the first of them (-1 when none does).
+template <typename T>
+long first_difference(const std::vector<T>& a, const std::vector<T>& b, std::size_t* count) {
+    long first = -1;
+    *count = 0;
+    for (std::size_t i = 0; i < a.size() && i < b.size(); ++i)
+        if (!same_bits(a[i], b[i])) {
+            if (first < 0) first = long(i);
+            ++*count;
+        }
+    return first;
+}
 
 // Relative L2 error ||actual - expected|| / ||expected||, for long runs where per-cell rounding
 // drifts; NaN anywhere makes it infinite.

@@ -27,7 +27,4 @@ struct DeviceFacts {
 // Queries device 0 once per process; never throws.
 const DeviceFacts& device_facts();
 
-// A real GPU (not CPU execution mode) is there to time kernels on.
-inline bool gpu_available() { return device_facts().available && !device_facts().emulated; }
-
 }  // namespace gpulab

@@ -1,7 +1,6 @@
-// Numbers as grader messages show them: the digits a float has, fixed or scientific on request.
+// Numbers as grader messages and test names show them.
 #pragma once
 
-#include <cstring>
 #include <sstream>
 #include <string>
 
@@ -29,10 +28,13 @@ inline std::string sci(double value, int digits = 2) {
     return out.str();
 }
 
-// Bitwise equality: "untouched" means the same bits, NaN included.
-template <typename T>
-bool same_bits(const T& a, const T& b) {
-    return std::memcmp(&a, &b, sizeof(T)) == 0;
+// A number as part of a GoogleTest name, which allows only letters, digits and '_': 0.37 -> "0p37".
+inline std::string name_safe(double value, int digits = 2) {
+    std::string text = fixed(value, digits);
+    for (char& c : text)
+        if (c == '.') c = 'p';
+        else if (c == '-') c = 'm';
+    return text;
 }
 
 }  // namespace gpulab

@@ -26,6 +26,7 @@ namespace {
 using gpulab::config_at;
 using gpulab::fixed;
 using gpulab::num;
+using gpulab::first_difference;
 using gpulab::same_bits;
 using gpulab::sci;
 using gpulab::GuardedDeviceArray;
@@ -41,27 +42,8 @@ const Json& section(const char* name) { return config_at(gpulab::lab_config(), n
 
 
 
-// Test-name-safe text for a ratio: 0.37 -> "0p37".
-std::string ratio_name(double r) {
-    std::string s = fixed(r, 2);
-    std::replace(s.begin(), s.end(), '.', 'p');
-    return s;
-}
-
 // Random temperatures, nonzero everywhere (a missing neighbour read as 0 must show).
 std::vector<float> random_rod(gpulab::Rng& rng, int M) { return rng.uniform_floats(std::size_t(M), 0.5f, 2.0f); }
-
-// The first cell where two arrays differ bitwise, or -1.
-long first_difference(const std::vector<float>& a, const std::vector<float>& b, std::size_t* count) {
-    long first = -1;
-    *count = 0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (!same_bits(a[i], b[i])) {
-            if (first < 0) first = long(i);
-            ++*count;
-        }
-    return first;
-}
 
 // ---- Step -----------------------------------------------------------------------------------------
 
@@ -435,7 +417,7 @@ TEST(Speed, StepThroughput) {
 
 INSTANTIATE_TEST_SUITE_P(Sizes, Step, testing::ValuesIn(step_cases()),
                          [](const testing::TestParamInfo<StepCase>& info) {
-                             return "M" + std::to_string(info.param.M) + "_r" + ratio_name(info.param.r);
+                             return "M" + std::to_string(info.param.M) + "_r" + gpulab::name_safe(info.param.r);
                          });
 INSTANTIATE_TEST_SUITE_P(Sizes, StepScope, testing::ValuesIn(sizes_of("step")),
                          [](const testing::TestParamInfo<int>& info) { return "M" + std::to_string(info.param); });

@@ -34,6 +34,7 @@ using gpulab::fixed;
 using gpulab::GuardedDeviceArray;
 using gpulab::Json;
 using gpulab::num;
+using gpulab::first_difference;
 using gpulab::same_bits;
 using gpulab::sci;
 using heat_2d_oracle::Grid;
@@ -57,13 +58,6 @@ StepFn step_of(const Heat2dApi& api, int kernel) {
 
 std::string size_name(const Grid& g) { return std::to_string(g.nx) + "x" + std::to_string(g.ny); }
 std::string cell_name(int i, int j) { return "(" + std::to_string(i) + ", " + std::to_string(j) + ")"; }
-
-// Test-name-safe text for a ratio: 0.17 -> "0p17".
-std::string ratio_name(double r) {
-    std::string s = fixed(r, 2);
-    std::replace(s.begin(), s.end(), '.', 'p');
-    return s;
-}
 
 std::vector<Grid> grids_of(const Json& list) {
     std::vector<Grid> grids;
@@ -183,18 +177,6 @@ std::vector<bool> written_cells(StepFn step, const GuardedDeviceArray<float>& d_
     return written;
 }
 
-// The first cell where two arrays differ bitwise, or -1; counts them all.
-long first_difference(const std::vector<float>& a, const std::vector<float>& b, std::size_t* count) {
-    long first = -1;
-    *count = 0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (!same_bits(a[i], b[i])) {
-            if (first < 0) first = long(i);
-            ++*count;
-        }
-    return first;
-}
-
 std::string where(const Grid& g, long index) {
     if (index < 0) return "nowhere";
     return "cell " + cell_name(int(index % g.pitch()), int(index / g.pitch()));
@@ -226,7 +208,7 @@ std::vector<StepCase> step_cases() {
 }
 
 std::string step_case_name(const testing::TestParamInfo<StepCase>& info) {
-    return size_name(info.param.g) + "_r" + ratio_name(info.param.r);
+    return size_name(info.param.g) + "_r" + gpulab::name_safe(info.param.r);
 }
 
 void check_step(int kernel, const StepCase& param) {

@@ -4,6 +4,10 @@
 #   starter/<lab>/, reference/<lab>/   those files; each becomes a shared library
 #   grader/labs/<lab>/*.cpp        the lab's GoogleTest grader (api_export.cpp goes into each solution)
 #   grader/labs/<lab>/wrong/*.json planted bugs: an edit of the reference and the tests that must catch it
+#   grader/labs/<lab>/right/*.json correct variants in another style: an edit of the reference that must
+#                                  still score full marks
+#   grader/labs/<lab>/cheats/*.json the red-team corpus: an edit of the starter or the reference that tries
+#                                  to fool the grader, and the verdict it must get instead
 #
 # It writes <build>/gpulab-labs/<lab>.json, which tells gpulab-grade where everything is, and
 # registers the lab's self-checks with ctest.
@@ -18,10 +22,11 @@ endif()
 # GPU, one through CPU execution mode; whichever this machine can build.
 function(_gpulab_add_solution lab name source_dir sources expect)
     string(REPLACE "/" "-" suffix "${name}")
+    set(entry "\"sources_dir\": \"${source_dir}\"")
     list(TRANSFORM sources PREPEND "${source_dir}/")
     set(includes ${PROJECT_SOURCE_DIR}/labs/${lab} ${PROJECT_SOURCE_DIR}/grader/include ${PROJECT_SOURCE_DIR}/grader/labs/${lab})
     set(export ${PROJECT_SOURCE_DIR}/grader/labs/${lab}/api_export.cpp)
-    set(entry "\"expect\": \"${expect}\"")
+    string(APPEND entry ", \"expect\": \"${expect}\"")
     # A planted bug may be a file that does not compile: it stays out of the default build, and the
     # runner builds it (and reports the compiler's message) when asked to grade it.
     set(compiles ON)
@@ -78,15 +83,24 @@ function(_gpulab_add_grader lab mode harness)
     target_include_directories(${target} PRIVATE ${grader_dir})
     target_link_libraries(${target} PRIVATE ${harness})
     target_compile_definitions(${target} PRIVATE GPULAB_LAB_CONFIG_PATH="${PROJECT_SOURCE_DIR}/labs/${lab}/lab.json")
-    # Exports the launch recorder's cudaLaunchKernel to the solution libraries it loads.
-    set_target_properties(${target} PROPERTIES ENABLE_EXPORTS ON)
+    if(mode STREQUAL "gpu")
+        # Exports the launch recorder's launch entry points to the solution libraries it loads, and
+        # nothing else: the grader's oracle and checks stay out of the student's reach.
+        target_link_options(${target} PRIVATE -Wl,--dynamic-list=${PROJECT_SOURCE_DIR}/grader/cmake/grader_exports.list)
+        set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${PROJECT_SOURCE_DIR}/grader/cmake/grader_exports.list)
+    endif()
     add_dependencies(gpulab_graders ${target})
 endfunction()
 
-# Writes a copy of the reference with the planted bug's edits applied; fails the configure step
-# when an edit no longer matches the reference (a planted bug must never silently vanish).
+# Writes a copy of the reference (or of the starter, for a spec with "base": "starter") with the
+# spec's edits applied; fails the configure step when an edit no longer matches (a planted bug must
+# never silently vanish).
 function(_gpulab_plant_bug spec reference_dir sources out_dir)
     file(READ ${spec} spec_text)
+    string(JSON base ERROR_VARIABLE no_base GET "${spec_text}" base)
+    if(NOT no_base AND base STREQUAL "starter")
+        string(REPLACE "/reference/" "/starter/" reference_dir "${reference_dir}")
+    endif()
     string(JSON patched_file GET "${spec_text}" file)
     string(JSON edits LENGTH "${spec_text}" replace)
     math(EXPR last "${edits} - 1")
@@ -134,14 +148,17 @@ function(gpulab_add_lab lab)
     _gpulab_add_solution(${lab} starter ${PROJECT_SOURCE_DIR}/starter/${lab} "${sources}" "")
     _gpulab_add_solution(${lab} reference ${PROJECT_SOURCE_DIR}/reference/${lab} "${sources}" "")
 
-    file(GLOB bug_specs CONFIGURE_DEPENDS ${grader_dir}/wrong/*.json)
-    set(bugs "")
-    foreach(spec ${bug_specs})
-        get_filename_component(bug ${spec} NAME_WE)
-        set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/${lab}/wrong/${bug})
-        _gpulab_plant_bug(${spec} ${PROJECT_SOURCE_DIR}/reference/${lab} "${sources}" ${out_dir})
-        _gpulab_add_solution(${lab} wrong/${bug} ${out_dir} "${sources}" ${spec})
-        list(APPEND bugs ${bug})
+    # Planted bugs, correct variants and cheats: each an edited copy of the reference (or starter).
+    set(variants "")
+    foreach(kind wrong right cheats)
+        file(GLOB specs CONFIGURE_DEPENDS ${grader_dir}/${kind}/*.json)
+        foreach(spec ${specs})
+            get_filename_component(variant ${spec} NAME_WE)
+            set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/${lab}/${kind}/${variant})
+            _gpulab_plant_bug(${spec} ${PROJECT_SOURCE_DIR}/reference/${lab} "${sources}" ${out_dir})
+            _gpulab_add_solution(${lab} ${kind}/${variant} ${out_dir} "${sources}" ${spec})
+            list(APPEND variants ${kind}/${variant})
+        endforeach()
     endforeach()
 
     set(graders "")
@@ -162,36 +179,70 @@ function(gpulab_add_lab lab)
  \"solutions\": {${_gpulab_solutions}}}
 ")
 
-    # Self-checks (make test). They share the GPU, so they never run concurrently.
+    # Self-checks (make test). Grading for correctness shares a GPU well, so those checks run in
+    # parallel with --no-timing; a check whose verdict rests on a timed test (the reference's full
+    # marks, a cheat caught by a speed test) runs alone (RUN_SERIAL), so no other process disturbs its
+    # clock. Which tests time is said in lab.json ("timing": true).
+    set(timing_ids "")
+    string(JSON test_count LENGTH "${config_text}" tests)
+    math(EXPR last_test "${test_count} - 1")
+    foreach(i RANGE ${last_test})
+        string(JSON timing ERROR_VARIABLE no_timing GET "${config_text}" tests ${i} timing)
+        if(NOT no_timing AND timing)
+            string(JSON id GET "${config_text}" tests ${i} id)
+            list(APPEND timing_ids ${id})
+        endif()
+    endforeach()
     set(grade $<TARGET_FILE:gpulab-grade> --lab ${lab} --no-build)
     set(out ${PROJECT_BINARY_DIR}/selftest-grades)
     add_test(NAME ${lab}/reference-scores-full-marks
              COMMAND ${grade} --solution reference --require full --out ${out}/${lab}-reference)
+    set(timed_tests ${lab}/reference-scores-full-marks)
     add_test(NAME ${lab}/starter-builds-and-fails-its-todos
-             COMMAND ${grade} --solution starter --require starter --out ${out}/${lab}-starter)
-    set(lab_tests ${lab}/reference-scores-full-marks ${lab}/starter-builds-and-fails-its-todos)
-    foreach(bug ${bugs})
-        # --no-build, except for a bug that does not compile: building it is the test.
+             COMMAND ${grade} --solution starter --require starter --no-timing --out ${out}/${lab}-starter)
+    set(untimed_tests ${lab}/starter-builds-and-fails-its-todos)
+    foreach(variant ${variants})
+        string(REPLACE "/" "-" name ${variant})
+        file(READ ${grader_dir}/${variant}.json variant_text)
+        # --no-build, except for a variant that does not compile: building it is the test.
         set(build_flag --no-build)
-        file(READ ${grader_dir}/wrong/${bug}.json bug_text)
-        string(JSON compiles ERROR_VARIABLE no_key GET "${bug_text}" compiles)
+        string(JSON compiles ERROR_VARIABLE no_key GET "${variant_text}" compiles)
         if(NOT no_key AND NOT compiles)
             set(build_flag "")
         endif()
-        add_test(NAME ${lab}/wrong/${bug}-is-caught
-                 COMMAND $<TARGET_FILE:gpulab-grade> --lab ${lab} ${build_flag} --solution wrong/${bug} --require expected
-                         --out ${out}/${lab}-wrong-${bug})
-        list(APPEND lab_tests ${lab}/wrong/${bug}-is-caught)
+        set(timing_flag --no-timing)
+        string(JSON must_fail ERROR_VARIABLE no_list GET "${variant_text}" must_fail)
+        if(NOT no_list)
+            foreach(id ${timing_ids})
+                string(FIND "${must_fail}" "\"${id}\"" at)
+                if(NOT at EQUAL -1)
+                    set(timing_flag "")
+                endif()
+            endforeach()
+        endif()
+        if(variant MATCHES "^right/")
+            set(check ${lab}/${variant}-scores-full-marks)
+            set(require full)
+        else()
+            set(check ${lab}/${variant}-is-caught)
+            set(require expected)
+        endif()
+        add_test(NAME ${check}
+                 COMMAND $<TARGET_FILE:gpulab-grade> --lab ${lab} ${build_flag} ${timing_flag} --solution ${variant}
+                         --require ${require} --out ${out}/${lab}-${name})
+        if(timing_flag)
+            list(APPEND untimed_tests ${check})
+        else()
+            list(APPEND timed_tests ${check})
+        endif()
     endforeach()
     # Where a GPU exists: CPU execution mode must give the GPU's correctness verdicts.
-    foreach(solution reference starter ${bugs})
-        if(NOT solution STREQUAL "reference" AND NOT solution STREQUAL "starter")
-            set(solution wrong/${solution})
-        endif()
+    foreach(solution reference starter ${variants})
         string(REPLACE "/" "-" name ${solution})
         add_test(NAME ${lab}/cpu-mode-agrees-with-gpu/${name}
-                 COMMAND ${grade} --solution ${solution} --compare-modes --out ${out}/${lab}-modes-${name})
-        list(APPEND lab_tests ${lab}/cpu-mode-agrees-with-gpu/${name})
+                 COMMAND ${grade} --solution ${solution} --compare-modes --no-timing --out ${out}/${lab}-modes-${name})
+        list(APPEND untimed_tests ${lab}/cpu-mode-agrees-with-gpu/${name})
     endforeach()
-    set_tests_properties(${lab_tests} PROPERTIES RESOURCE_LOCK gpu SKIP_RETURN_CODE 77 TIMEOUT 1800)
+    set_tests_properties(${untimed_tests} ${timed_tests} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
+    set_tests_properties(${timed_tests} PROPERTIES RUN_SERIAL TRUE)
 endfunction()

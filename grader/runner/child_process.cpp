@@ -36,6 +36,11 @@ ExitStatus run_child(const ChildSpec& spec, const std::function<bool()>& still_a
         ::dup2(log, STDERR_FILENO);
         const int devnull = ::open("/dev/null", O_RDONLY);
         if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+        // Out of the way first (a source may already sit on another's target number), then into place;
+        // dup2 leaves the copy without close-on-exec.
+        std::vector<std::pair<int, int>> moved;
+        for (const auto& [here, there] : spec.inherit) moved.emplace_back(::fcntl(here, F_DUPFD_CLOEXEC, 64), there);
+        for (const auto& [here, there] : moved) ::dup2(here, there);
         for (const auto& [key, value] : spec.env) ::setenv(key.c_str(), value.c_str(), 1);
         std::vector<char*> argv;
         for (const std::string& arg : spec.argv) argv.push_back(const_cast<char*>(arg.c_str()));

@@ -21,6 +21,9 @@ struct ChildSpec {
     std::vector<std::string> argv;
     std::map<std::string, std::string> env;  // added to this process's environment
     std::string log_path;                    // stdout and stderr, appended
+    // Descriptors the child inherits: {descriptor here, the number it gets in the child}. Every other
+    // descriptor of this process is closed in the child (they are opened close-on-exec).
+    std::vector<std::pair<int, int>> inherit;
 };
 
 // Runs the child to completion. `still_alive` is called about ten times a second while the child

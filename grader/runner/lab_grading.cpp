@@ -1,5 +1,6 @@
 #include "lab_grading.h"
 
+#include "call_policy.h"
 #include "child_process.h"
 #include "test_session.h"
 
@@ -7,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -55,6 +57,36 @@ bool build_target(const std::string& build_dir, const std::string& target, const
     return false;
 }
 
+// The ids of tests whose lab.json entry has `key` set to `value`.
+std::set<std::string> ids_where(const Json& config, const char* key, const Json& value) {
+    std::set<std::string> ids;
+    for (const Json& test : config.at("tests"))
+        if (test.contains(key) && test.at(key) == value) ids.insert(test.at("id").get<std::string>());
+    return ids;
+}
+
+// What the solution's code calls, checked before it runs; an empty string when all is allowed.
+std::string refused_calls(const Solution& solution, const Build& build, const Json& config) {
+    if (!solution.expect.empty() && !load_json_file(solution.expect).value("call_check", true))
+        return "";  // a cheat that exists to test the result channel behind this check
+    std::vector<std::string> sources;
+    for (const Json& file : config.at("sources"))
+        sources.push_back((fs::path(solution.sources_dir) / file.get<std::string>()).string());
+    const CallCheck check = check_solution_calls(build.library, sources, GPULAB_CALL_POLICY_PATH);
+    if (!check.error.empty()) throw UsageError(check.describe());
+    return check.passed() ? "" : check.describe();
+}
+
+// Runs the part of the lab a session covers and merges its outcomes into `into`.
+void run_part(const SessionSpec& spec, SessionResult& into) {
+    SessionResult part = run_session(spec);
+    if (!part.error.empty()) throw UsageError(part.error);
+    if (!part.tampering.empty() && into.tampering.empty()) into.tampering = part.tampering;
+    if (into.device.empty() || into.device.is_null()) into.device = part.device, into.seed = part.seed;
+    into.processes += part.processes;
+    into.tests.insert(into.tests.end(), part.tests.begin(), part.tests.end());
+}
+
 }  // namespace
 
 LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
@@ -68,30 +100,62 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
     if (!manifest.graders.count(request.mode) || !solution->second.builds.count(request.mode))
         throw UsageError("this build has no " + request.mode + " mode for " + manifest.lab +
                          (request.mode == "gpu" ? " (no CUDA compiler was found)" : " (Boost.Context was not found)"));
-    const Build& student = solution->second.builds.at(request.mode);
-    const Build& reference = manifest.solutions.at("reference").builds.at(request.mode);
+    // Tests marked "run_in": "cpu" measure what only CPU execution mode can (for instance how often a
+    // kernel reads its input): on a GPU they still run there, so both modes give one verdict.
+    const std::set<std::string> cpu_only = request.mode == "gpu" ? ids_where(config, "run_in", "cpu") : std::set<std::string>{};
+    const bool cpu_part = !cpu_only.empty() && manifest.graders.count("cpu") && solution->second.builds.count("cpu");
+    std::vector<std::string> modes{request.mode};
+    if (cpu_part) modes.push_back("cpu");
+
     const fs::path work = request.out_dir;
     fs::create_directories(work);
-
     std::cout << "[gpulab] " << manifest.lab << ": building " << request.solution << " ("
               << (request.mode == "cpu" ? "CPU execution mode" : "GPU") << ") ..." << std::endl;
-    std::string errors;
-    bool built = !request.build || build_target(request.build_dir, student.target, work / "build.log", &errors);
-    if (built && request.build && request.solution != "reference" &&
-        !build_target(request.build_dir, reference.target, work / "build-reference.log", &errors))
-        throw UsageError("the reference solution does not build; see " + (work / "build-reference.log").string());
-    if (built && !fs::exists(student.library)) {
-        built = false;
-        errors = "the build produced no library at " + student.library;
+    for (const std::string& mode : modes) {
+        const Build& student = solution->second.builds.at(mode);
+        const Build& reference = manifest.solutions.at("reference").builds.at(mode);
+        const std::string suffix = mode == request.mode ? "" : "-" + mode;
+        std::string errors;
+        bool built = !request.build || build_target(request.build_dir, student.target, work / ("build" + suffix + ".log"), &errors);
+        if (built && request.build && request.solution != "reference" &&
+            !build_target(request.build_dir, reference.target, work / ("build-reference" + suffix + ".log"), &errors))
+            throw UsageError("the reference solution does not build; see " + (work / ("build-reference" + suffix + ".log")).string());
+        if (built && !fs::exists(student.library)) {
+            built = false;
+            errors = "the build produced no library at " + student.library;
+        }
+        if (!built) return {score_uncompiled(config, errors), nlohmann::json::object(), request.seed};
+        // Nothing of the solution runs before this check has passed.
+        if (const std::string refused = refused_calls(solution->second, student, config); !refused.empty())
+            return {score_voided(config, "refused", refused), nlohmann::json::object(), request.seed};
     }
-    if (!built) return {score_uncompiled(config, errors), nlohmann::json::object(), request.seed};
 
     std::cout << "[gpulab] " << manifest.lab << ": running the tests (each in its own process) ..." << std::endl;
-    SessionSpec spec{manifest.graders.at(request.mode), manifest.config, student.library, reference.library,
-                     work.string(), request.seed, request.filter};
-    spec.test_timeout_s = solution->second.test_timeout_s;
-    const SessionResult session = run_session(spec);
-    if (!session.error.empty()) throw UsageError(session.error);
+    SessionResult session;
+    for (const std::string& mode : modes) {
+        SessionSpec spec{manifest.graders.at(mode), manifest.config, solution->second.builds.at(mode).library,
+                         manifest.solutions.at("reference").builds.at(mode).library,
+                         (mode == request.mode ? work : work / mode).string(), request.seed, request.filter};
+        spec.test_timeout_s = solution->second.test_timeout_s;
+        if (!request.timing)
+            for (const std::string& id : ids_where(config, "timing", true))
+                spec.left_out[id] = "not run: timing left out (--no-timing)";
+        if (mode == request.mode) {
+            for (const std::string& id : cpu_only)
+                spec.left_out[id] = cpu_part ? "run in CPU execution mode" : "needs CPU execution mode, not built here";
+        } else {
+            spec.only_ids = cpu_only;
+        }
+        run_part(spec, session);
+    }
+    // The CPU part's outcomes stand in for the placeholders the GPU part left for the same tests.
+    std::erase_if(session.tests, [&](const TestOutcome& t) {
+        return cpu_part && cpu_only.count(t.id) && t.properties.value("not_run_because", "") == "run in CPU execution mode";
+    });
+    if (!session.tampering.empty())
+        return {score_voided(config, "tampered", "The results of this run were tampered with: " + session.tampering +
+                                                     ". None of this run's results count."),
+                session.device, session.seed};
     LabScore score = score_lab(config, session);
     if (const fs::path artifacts = work / "artifacts"; fs::is_directory(artifacts)) {
         for (const auto& entry : fs::recursive_directory_iterator(artifacts))

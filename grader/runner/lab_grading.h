@@ -25,6 +25,7 @@ struct GradeRequest {
     std::string seed;
     std::string filter;
     bool build = true;
+    bool timing = true;  // false: tests marked "timing" in lab.json are not run (make test runs them alone)
 };
 
 struct LabGrade {

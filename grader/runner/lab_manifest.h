@@ -17,7 +17,8 @@ struct Build {
 struct Solution {
     std::string name;                   // "starter", "reference", "wrong/off-by-one-boundary"
     std::map<std::string, Build> builds;  // by mode
-    std::string expect;                 // for planted bugs: the JSON file naming the tests that must fail
+    std::string sources_dir;            // where its source files are (starter/<lab>, or a planted copy)
+    std::string expect;                 // for variants (wrong/, right/, cheats/): the JSON file saying what it must score
     unsigned test_timeout_s = 0;        // a planted bug's own per-test limit (an endless loop need not wait long)
 };
 

@@ -39,6 +39,7 @@ struct Options {
     std::string mode = "auto";
     bool compare = false;
     bool no_build = false;
+    bool no_timing = false;
     bool color = isatty(STDOUT_FILENO);
 };
 
@@ -66,7 +67,7 @@ std::string choose_mode(const std::string& asked, const std::vector<LabManifest>
 GradeRequest request_for(const Options& options, const LabManifest& lab, const std::string& mode,
                          const fs::path& out) {
     return {options.build_dir, options.solution, mode, (out / lab.lab).string(), options.seed, options.filter,
-            !options.no_build};
+            !options.no_build, !options.no_timing};
 }
 
 void write_summary(const GradeRun& run, const fs::path& out) {
@@ -145,6 +146,8 @@ int main(int argc, char** argv) {
     app.add_flag("--compare-modes", options.compare,
                  "grade on the GPU and in CPU execution mode with one seed; exit 1 if a verdict differs");
     app.add_flag("--no-build", options.no_build, "do not build the solution first");
+    app.add_flag("--no-timing", options.no_timing,
+                 "leave out the tests lab.json marks \"timing\" (make test runs those alone, the rest in parallel)");
     CLI11_PARSE(app, argc, argv);
 
     try {

@@ -54,6 +54,11 @@ void print_lab(std::ostream& out, const LabScore& lab, bool color) {
     } else if (!lab.compiled) {
         out << "  Your code did not compile, so no test could run. The compiler said:\n"
             << indent(lab.build_errors, "    ");
+    } else if (lab.voided == "refused") {
+        out << "  Not run: the lab scores 0.\n" << indent(lab.void_reason, "  ");
+    } else if (lab.voided == "tampered") {
+        const char* red = color ? "\033[31m" : "";
+        out << red << indent(lab.void_reason, "  ") << reset << "  The lab scores 0.\n";
     }
     out << "  " << fit("test", 36) << fit("points", 9) << fit("verdict", 17) << fit("measured", 52) << "threshold\n";
     for (const IdScore& s : lab.ids) {
@@ -120,6 +125,7 @@ nlohmann::json to_json(const GradeRun& run) {
                              {"details", s.details}});
         labs.push_back({{"lab", lab.lab}, {"title", lab.title}, {"points", lab.points}, {"max_points", lab.max_points},
                         {"points_not_run", lab.points_not_run}, {"compiled", lab.compiled},
+                        {"voided", lab.voided}, {"void_reason", lab.void_reason},
                         {"artifacts", lab.artifacts},
                         {"build_errors", lab.build_errors}, {"problems", lab.problems}, {"tests", tests}});
     }

@@ -11,9 +11,29 @@
 namespace gpulab::runner {
 namespace {
 
+// A cheat the grader must void (refuse before it runs, or reject as tampering) with a reason naming
+// what it did.
+int check_voided(const LabScore& lab, const Json& expect) {
+    const std::string verdict = expect.at("verdict");
+    const std::string names = expect.value("names", "");
+    if (lab.voided != verdict || lab.points != 0 || lab.void_reason.find(names) == std::string::npos) {
+        std::cout << "  EXPECTED this cheat to be " << verdict << " with a reason naming \"" << names
+                  << "\" and no points; got " << (lab.voided.empty() ? "a graded run" : lab.voided) << " with "
+                  << lab.points << " points\n";
+        return kRequirementNotMet;
+    }
+    std::cout << "  cheat " << verdict << ", as it must be: " << expect.value("cheat", "") << "\n";
+    return kGraded;
+}
+
 // The planted bug's tests fail; every test it may not touch passes.
 int check_expectations(const LabScore& lab, const std::string& expect_file) {
     const Json expect = load_json_file(expect_file);
+    if (expect.contains("verdict")) return check_voided(lab, expect);
+    if (!lab.voided.empty()) {
+        std::cout << "  EXPECTED a graded run, but the lab was " << lab.voided << ": " << lab.void_reason << "\n";
+        return kRequirementNotMet;
+    }
     const auto must_fail = expect.value("must_fail", std::vector<std::string>{});
     const auto may_fail = expect.value("may_fail", std::vector<std::string>{});
     const std::set<std::string> allowed(may_fail.begin(), may_fail.end());
@@ -31,7 +51,7 @@ int check_expectations(const LabScore& lab, const std::string& expect_file) {
             verdict = kRequirementNotMet;
         }
     }
-    if (verdict == kGraded) std::cout << "  planted bug caught by the tests that name it: " << expect.value("bug", "") << "\n";
+    if (verdict == kGraded) std::cout << "  caught by the tests that name it: " << expect.value("bug", expect.value("cheat", std::string())) << "\n";
     return verdict;
 }
 
@@ -50,6 +70,10 @@ int check_requirement(const std::string& requirement, const LabScore& lab, const
     }
     if (!lab.compiled) {
         std::cout << "  REQUIREMENT NOT MET: the solution does not compile\n";
+        return kRequirementNotMet;
+    }
+    if (!lab.voided.empty() && requirement != "expected") {
+        std::cout << "  REQUIREMENT NOT MET: the lab was " << lab.voided << ": " << lab.void_reason << "\n";
         return kRequirementNotMet;
     }
     if (!lab.problems.empty()) {

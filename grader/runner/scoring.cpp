@@ -35,6 +35,13 @@ std::vector<std::string> student_facing(const std::vector<std::string>& messages
     return out;
 }
 
+// "Sizes/Step.MatchesOracle/M33_r0p25" -> "M33_r0p25": the case, for a list of failing ones.
+std::string instance_name(const std::string& name) {
+    const auto dot = name.find('.');
+    const auto slash = name.find('/', dot == std::string::npos ? 0 : dot);
+    return slash == std::string::npos ? name : name.substr(slash + 1);
+}
+
 IdScore empty_score(const nlohmann::json& test) {
     IdScore s;
     s.id = test.at("id");
@@ -99,10 +106,25 @@ LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
         const int ran = s.total - s.skipped;
         if (ran == 0) {
             s.verdict = "not run";
-            s.measured = "needs a real GPU";
+            s.measured = shown->properties.value("not_run_because", std::string("needs a real GPU"));
             lab.points_not_run += s.max_points;
         } else {
-            s.points = s.max_points * s.passed / s.total;
+            // lab.json's "credit" per test: "all_or_nothing" (the default: a kernel that is wrong at one
+            // size is wrong) or "proportional" (each instance earns its share, for instances that are
+            // separate pieces of work, such as the same check of two different kernels).
+            const bool proportional = test.value("credit", std::string("all_or_nothing")) == "proportional";
+            s.points = s.failed > 0 && !proportional ? 0.0 : s.max_points * s.passed / s.total;
+            if (s.failed > 1) {
+                std::string cases;
+                for (const TestOutcome* outcome : found->second)
+                    if (outcome->result != "passed" && outcome->result != "skipped")
+                        cases += (cases.empty() ? "" : ", ") + instance_name(outcome->name);
+                s.details.push_back(std::to_string(s.failed) + " of " + std::to_string(s.total) + " cases of " + s.id +
+                                    " failed: " + cases);
+            }
+            if (s.failed > 0 && s.passed > 0)
+                s.details.push_back(proportional ? s.id + " gives credit per case that passes."
+                                                 : s.id + " is all or nothing: it scores once every case passes.");
             if (s.failed == 0) s.verdict = s.total > 1 ? std::to_string(s.passed) + "/" + std::to_string(s.total) + " passed" : "passed";
             else if (todo) s.verdict = "not written yet";
             else if (shown->result == "timeout") s.verdict = "timed out";
@@ -127,6 +149,21 @@ LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
     }
     for (const auto& [id, outcomes] : by_id)
         lab.problems.push_back("the grader's test " + id + " has no entry in the config, so it is worth no points");
+    return lab;
+}
+
+LabScore score_voided(const nlohmann::json& config, const std::string& voided, const std::string& reason) {
+    LabScore lab;
+    lab.lab = config.at("lab");
+    lab.title = config.value("title", lab.lab);
+    lab.voided = voided;
+    lab.void_reason = reason;
+    for (const nlohmann::json& test : config.at("tests")) {
+        IdScore s = empty_score(test);
+        s.verdict = voided;
+        lab.max_points += s.max_points;
+        lab.ids.push_back(s);
+    }
     return lab;
 }
 

@@ -31,11 +31,17 @@ struct LabScore {
     std::vector<std::string> problems;  // config/grader mismatches an instructor must fix
     bool compiled = true;
     std::string build_errors;
+    // "refused" (the code calls what the grader does not run) or "tampered" (the result channel carried
+    // what the grader did not write): no test counts, and `void_reason` says why.
+    std::string voided;
+    std::string void_reason;
     std::vector<std::string> artifacts;  // files the tests left for a person to open
 };
 
 LabScore score_lab(const nlohmann::json& config, const SessionResult& session);
 // A lab whose solution did not compile: every point lost, with the compiler's words.
 LabScore score_uncompiled(const nlohmann::json& config, const std::string& errors);
+// A lab whose results cannot stand (see LabScore::voided): every point lost, with the reason.
+LabScore score_voided(const nlohmann::json& config, const std::string& voided, const std::string& reason);
 
 }  // namespace gpulab::runner

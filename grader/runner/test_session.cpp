@@ -1,6 +1,12 @@
 #include "test_session.h"
 
+#include "result_reader.h"
+
+#include "gpulab/result_channel.h"
 #include "gpulab/test_id.h"
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -14,11 +20,10 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-std::map<std::string, std::string> child_env(const SessionSpec& spec, const std::string& progress) {
-    std::map<std::string, std::string> env{{"GPULAB_SOLUTION_LIB", spec.student_library},
-                                           {"GPULAB_REFERENCE_LIB", spec.reference_library},
-                                           {"GPULAB_LAB_CONFIG", spec.config},
-                                           {"GPULAB_PROGRESS_FILE", progress},
+// Nothing secret goes here: the student's code runs in the child and may read its environment. The
+// solution libraries and the result channel's key travel on the handshake pipe instead.
+std::map<std::string, std::string> child_env(const SessionSpec& spec) {
+    std::map<std::string, std::string> env{{"GPULAB_LAB_CONFIG", spec.config},
                                            {"GPULAB_ARTIFACT_DIR", (fs::path(spec.work_dir) / "artifacts").string()}};
     if (!spec.seed.empty()) env["GPULAB_SEED"] = spec.seed;
     if (spec.test_timeout_s) env["GPULAB_TEST_TIMEOUT_S"] = std::to_string(spec.test_timeout_s);
@@ -56,7 +61,7 @@ std::vector<std::string> list_tests(const SessionSpec& spec, std::string* error)
     std::vector<std::string> argv{spec.grader, "--gtest_list_tests"};
     if (!spec.filter.empty()) argv.push_back("--gtest_filter=" + spec.filter);
     const auto started = Clock::now();
-    const ExitStatus status = run_child({argv, child_env(spec, ""), log.string()},
+    const ExitStatus status = run_child({argv, child_env(spec), log.string()},
                                         [&] { return Clock::now() - started < std::chrono::seconds(60); });
     const std::string output = read_file(log);
     if (!status.exited || status.code != 0) {
@@ -71,18 +76,30 @@ std::vector<std::string> list_tests(const SessionSpec& spec, std::string* error)
 SessionResult run_session(const SessionSpec& spec) {
     fs::create_directories(spec.work_dir);
     SessionResult result;
-    const std::vector<std::string> all = list_tests(spec, &result.error);
+    std::vector<std::string> all = list_tests(spec, &result.error);
     if (!result.error.empty()) return result;
+    if (!spec.only_ids.empty())
+        std::erase_if(all, [&](const std::string& name) { return !spec.only_ids.count(test_id_of(name)); });
 
-    std::set<std::string> remaining(all.begin(), all.end());
+    std::set<std::string> remaining;
     std::map<std::string, TestOutcome> outcomes;
+    for (const std::string& name : all) {
+        const auto out = spec.left_out.find(test_id_of(name));
+        if (out == spec.left_out.end()) {
+            remaining.insert(name);
+            continue;
+        }
+        TestOutcome outcome{name, out->first, "skipped", {out->second}};
+        outcome.properties["not_run_because"] = out->second;
+        outcomes[name] = outcome;
+    }
     const fs::path progress = fs::path(spec.work_dir) / "progress.jsonl";
     const fs::path log = fs::path(spec.work_dir) / "tests.log";
     fs::remove(progress);
     fs::remove(log);
     // Pictures and CSVs from an earlier run would mislead: each run starts with none.
     fs::remove_all(fs::path(spec.work_dir) / "artifacts");
-    std::size_t lines_read = 0;
+    std::ofstream progress_copy(progress);  // the accepted events, for a person to read
 
     while (!remaining.empty()) {
         ++result.processes;
@@ -90,23 +107,29 @@ SessionResult run_session(const SessionSpec& spec) {
         std::string filter;
         for (const std::string& name : remaining) filter += (filter.empty() ? "" : ":") + name;
         const std::string junit = (fs::path(spec.work_dir) / ("junit-" + std::to_string(result.processes) + ".xml")).string();
-        std::vector<std::string> argv{spec.grader, "--gtest_filter=" + filter, "--gtest_output=xml:" + junit};
+
+        // A fresh key per process: an event of one process cannot be replayed in another.
+        int handshake[2], results[2];
+        if (::pipe2(handshake, O_CLOEXEC) != 0 || ::pipe2(results, O_CLOEXEC) != 0)
+            throw std::runtime_error("cannot create the grader's pipes");
+        constexpr int kHandshakeFd = 3, kResultFd = 4;
+        GraderHandshake hello{random_channel_key(), kResultFd, spec.student_library, spec.reference_library};
+        const std::string hello_text = hello.to_json();
+        // Far below a pipe's capacity: written in full before the child starts reading.
+        [[maybe_unused]] const auto sent = ::write(handshake[1], hello_text.data(), hello_text.size());
+        ::close(handshake[1]);
+        ResultReader reader(results[0], hello.key, remaining);
+        std::vector<std::string> argv{spec.grader, "--gpulab_handshake_fd=" + std::to_string(kHandshakeFd),
+                                      "--gtest_filter=" + filter, "--gtest_output=xml:" + junit};
 
         std::string running;  // the test that started and has not ended
         bool timed_out = false;
         unsigned limit_s = 0;
         auto last_progress = Clock::now();
-        const auto absorb = [&] {
-            std::ifstream in(progress);
-            std::string line;
-            std::size_t index = 0;
-            while (std::getline(in, line)) {
-                if (index++ < lines_read) continue;
-                if (line.empty() || line.back() != '}') break;  // a line still being written
-                ++lines_read;
+        const auto absorb = [&](const std::vector<nlohmann::json>& events) {
+            for (const nlohmann::json& event : events) {
+                progress_copy << event.dump() << "\n";
                 last_progress = Clock::now();
-                const auto event = nlohmann::json::parse(line, nullptr, false);
-                if (event.is_discarded()) continue;
                 const std::string kind = event.value("event", "");
                 if (kind == "device") {
                     result.device = event;
@@ -129,12 +152,32 @@ SessionResult run_session(const SessionSpec& spec) {
                     limit_s = event.value("limit_s", 0u);
                 }
             }
+            progress_copy.flush();
         };
-        const ExitStatus status = run_child({argv, child_env(spec, progress.string()), log.string()}, [&] {
-            absorb();
-            return Clock::now() - last_progress < std::chrono::seconds(spec.watchdog_s);
-        });
-        absorb();
+        ChildSpec child{argv, child_env(spec), log.string(), {{handshake[0], kHandshakeFd}, {results[1], kResultFd}}};
+        ExitStatus status;
+        try {
+            status = run_child(child, [&] {
+                absorb(reader.poll());
+                return !reader.tampered() && Clock::now() - last_progress < std::chrono::seconds(spec.watchdog_s);
+            });
+        } catch (...) {
+            ::close(handshake[0]);
+            ::close(results[1]);
+            throw;
+        }
+        ::close(handshake[0]);
+        ::close(results[1]);
+        absorb(reader.finish(status));
+        if (reader.tampered()) {
+            result.tampering = reader.tampering();
+            return result;
+        }
+        if (status.exited && !reader.heard_anything()) {
+            result.error = "the grader process ended before it reported anything (" + status.describe() +
+                           "); see " + log.string();
+            return result;
+        }
 
         if (!running.empty()) {
             TestOutcome outcome;

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,17 +27,24 @@ struct SessionResult {
     nlohmann::json device;  // as the grader binary reported it (empty if it never started)
     std::string seed;
     int processes = 0;      // how many grader processes it took
-    std::string error;      // set when the binary could not even list its tests
+    std::string error;      // set when the binary could not even list its tests, or start them
+    // Set when the result channel carried something the grader did not write (result_reader.h): what
+    // was wrong. None of this run's results count then.
+    std::string tampering;
 };
 
 struct SessionSpec {
     std::string grader;            // the lab's grader binary
     std::string config;            // its lab.json
-    std::string student_library;   // GPULAB_SOLUTION_LIB
-    std::string reference_library; // GPULAB_REFERENCE_LIB
+    std::string student_library;   // handed to the grader on its handshake pipe
+    std::string reference_library;
     std::string work_dir;          // logs, progress and JUnit files go here
     std::string seed;              // GPULAB_SEED; empty: let the binary draw one
     std::string filter;            // a GoogleTest filter to narrow the run; empty: all
+    // Test ids (lab.json) left out of this session, each with the reason it is reported "not run";
+    // or, when `only_ids` is not empty, the only ids it runs.
+    std::map<std::string, std::string> left_out;
+    std::set<std::string> only_ids;
     unsigned watchdog_s = 600;     // kill a process that reports nothing for this long
     unsigned test_timeout_s = 0;   // GPULAB_TEST_TIMEOUT_S for every test; 0: the lab config's
 };

@@ -1,4 +1,5 @@
-// Points follow the config: shared by instances, "not run" without a GPU, and speed gated on correctness.
+// Points follow the config: all or nothing unless a test says "proportional", "not run" without a GPU,
+// and speed gated on correctness.
 #include "scoring.h"
 
 #include "gpulab/test_id.h"
@@ -14,7 +15,8 @@ nlohmann::json config() {
       "lab": "00-x", "tests": [
         {"id": "Step.MatchesOracle", "points": 20},
         {"id": "Speed.Fast", "points": 10, "requires": ["Step.MatchesOracle"]},
-        {"id": "Host.Works", "points": 5}
+        {"id": "Host.Works", "points": 5},
+        {"id": "Stability.PerKernel", "points": 8, "credit": "proportional"}
       ]})");
 }
 
@@ -32,13 +34,31 @@ const IdScore& find(const LabScore& lab, const std::string& id) {
     throw std::runtime_error("no " + id);
 }
 
-TEST(Scoring, InstancesShareTheirIdsPoints) {
+TEST(Scoring, OneFailingCaseCostsAnAllOrNothingTestItsPoints) {
     SessionResult session;
-    session.tests = {outcome("Step.MatchesOracle/a", "passed"), outcome("Step.MatchesOracle/b", "failed"),
-                     outcome("Speed.Fast", "passed"), outcome("Host.Works", "passed")};
+    session.tests = {outcome("Sizes/Step.MatchesOracle/a", "passed"), outcome("Sizes/Step.MatchesOracle/b", "failed"),
+                     outcome("Sizes/Step.MatchesOracle/c", "failed"), outcome("Speed.Fast", "passed"),
+                     outcome("Host.Works", "passed")};
     const LabScore lab = score_lab(config(), session);
-    EXPECT_DOUBLE_EQ(find(lab, "Step.MatchesOracle").points, 10);
-    EXPECT_EQ(find(lab, "Step.MatchesOracle").verdict, "1/2 failed");
+    const IdScore& step = find(lab, "Step.MatchesOracle");
+    EXPECT_DOUBLE_EQ(step.points, 0);
+    EXPECT_EQ(step.verdict, "2/3 failed");
+    // Every failing case is named, and the policy is said.
+    bool listed = false, said = false;
+    for (const std::string& d : step.details) {
+        listed = listed || d.find("failed: b, c") != std::string::npos;
+        said = said || d.find("all or nothing") != std::string::npos;
+    }
+    EXPECT_TRUE(listed);
+    EXPECT_TRUE(said);
+}
+
+TEST(Scoring, ProportionalTestsGiveEachPassingCaseItsShare) {
+    SessionResult session;
+    session.tests = {outcome("Kernels/Stability.PerKernel/naive", "passed"),
+                     outcome("Kernels/Stability.PerKernel/tiled", "failed")};
+    const LabScore lab = score_lab(config(), session);
+    EXPECT_DOUBLE_EQ(find(lab, "Stability.PerKernel").points, 4);
 }
 
 TEST(Scoring, SpeedCountsOnlyForCorrectCode) {
@@ -56,7 +76,7 @@ TEST(Scoring, SkippedTestsAreNotRunNotFailed) {
                      outcome("Host.Works", "passed")};
     const LabScore lab = score_lab(config(), session);
     EXPECT_DOUBLE_EQ(lab.points, 5);
-    EXPECT_DOUBLE_EQ(lab.points_not_run, 30);
+    EXPECT_DOUBLE_EQ(lab.points_not_run, 30);  // Stability.PerKernel did not report at all: missing, not "not run"
     EXPECT_EQ(find(lab, "Speed.Fast").verdict, "not run");
 }
 
@@ -64,7 +84,7 @@ TEST(Scoring, ConfigAndGraderMustAgree) {
     SessionResult session;
     session.tests = {outcome("Step.MatchesOracle/a", "passed"), outcome("Extra.Test", "passed")};
     const LabScore lab = score_lab(config(), session);
-    ASSERT_EQ(lab.problems.size(), 3u);  // Speed.Fast and Host.Works missing, Extra.Test unknown
+    ASSERT_EQ(lab.problems.size(), 4u);  // Speed.Fast, Host.Works, Stability.PerKernel missing, Extra.Test unknown
 }
 
 }  // namespace

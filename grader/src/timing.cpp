@@ -1,6 +1,7 @@
 #include "gpulab/timing.h"
 
 #include "gpulab/device_resources.h"
+#include "output_check.h"
 
 #include <algorithm>
 #include <cmath>
@@ -53,17 +54,33 @@ double Samples::relative_spread() const {
 }
 
 std::vector<Samples> time_interleaved(const std::vector<std::function<void()>>& launches,
-                                      const TimingOptions& options) {
+                                      const TimingOptions& options, const std::vector<LaunchOutput>& outputs) {
     std::unique_ptr<L2Flusher> flusher;
     if (options.flush_l2) flusher = std::make_unique<L2Flusher>();
+    // What each output held when timing began: the result the test checked.
+    std::vector<DeviceBytes> checked(launches.size());
+    for (std::size_t v = 0; v < outputs.size() && v < launches.size(); ++v)
+        if (outputs[v].data) {
+            checked[v] = DeviceBytes(outputs[v].bytes);
+            GPULAB_CUDA_CHECK(cudaMemcpy(checked[v].get(), outputs[v].data, outputs[v].bytes, cudaMemcpyDeviceToDevice));
+        }
     DeviceEvent start, stop;
     for (int w = 0; w < options.warmup; ++w)
         for (const auto& launch : launches) time_one(launch, start, stop);
     std::vector<Samples> result(launches.size());
     for (int s = 0; s < options.samples; ++s) {
         for (std::size_t v = 0; v < launches.size(); ++v) {
+            const bool check = checked[v].size() > 0;
+            if (check) GPULAB_CUDA_CHECK(cudaMemsetAsync(outputs[v].data, 0xFF, outputs[v].bytes));
             if (flusher) flusher->flush();
             result[v].ms.push_back(time_one(launches[v], start, stop));
+            if (!check) continue;
+            if (const std::size_t differing = count_differing_bytes(outputs[v].data, checked[v].get(), outputs[v].bytes))
+                throw UnfaithfulLaunch(v, "timed launch " + std::to_string(s + 1) + " of " + std::to_string(options.samples) +
+                                       " left " + std::to_string(differing) + " of " + std::to_string(outputs[v].bytes) +
+                                       " output bytes different from the result checked just before timing (the "
+                                       "output was blanked before each timed launch). Every launch must compute its "
+                                       "whole output: a launch that skips work it did before cannot be timed");
         }
     }
     return result;
@@ -79,12 +96,20 @@ double copy_bandwidth_gbs(std::size_t bytes, const TimingOptions& options) {
 }
 
 SpeedVerdict judge_speed(const std::function<void()>& student, const std::function<void()>& reference,
-                         double threshold, int max_rounds, const TimingOptions& options) {
+                         double threshold, int max_rounds, const TimingOptions& options, LaunchOutput student_output,
+                         LaunchOutput reference_output) {
     SpeedVerdict verdict;
     verdict.threshold = threshold;
     Samples student_all, reference_all;
     for (int round = 1; round <= std::max(1, max_rounds); ++round) {
-        const auto samples = time_interleaved({student, reference}, options);
+        std::vector<Samples> samples;
+        try {
+            samples = time_interleaved({student, reference}, options, {student_output, reference_output});
+        } catch (const UnfaithfulLaunch& e) {
+            if (e.launch != 0) throw;  // the reference's own launch: a grader problem, not the student's
+            verdict.unfaithful = e.what();
+            return verdict;
+        }
         student_all.ms.insert(student_all.ms.end(), samples[0].ms.begin(), samples[0].ms.end());
         reference_all.ms.insert(reference_all.ms.end(), samples[1].ms.begin(), samples[1].ms.end());
         verdict.rounds = round;

@@ -22,7 +22,12 @@ struct LabApiHeader {
 
 enum class Role { student, reference };
 
-// The API table of the solution in $GPULAB_SOLUTION_LIB (student) or $GPULAB_REFERENCE_LIB.
+// Where the solution libraries are. gpulab-grade hands these over on its handshake pipe before any
+// solution is loaded; a grader binary started by hand falls back on $GPULAB_SOLUTION_LIB and
+// $GPULAB_REFERENCE_LIB.
+void set_solution_libraries(const std::string& student, const std::string& reference);
+
+// The API table of the student's or the reference's solution library.
 // Throws std::runtime_error with a readable reason when the library is missing or does not load.
 const void* load_lab_api(Role role, const std::string& expected_lab);
 

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -24,10 +25,27 @@ struct Samples {
     double relative_spread() const;
 };
 
+// The device buffer a timed launch writes. Where given, it is poisoned before every timed launch
+// (outside the timed span) and must afterwards hold exactly what it held when timing began, which
+// is the result the test has just checked: a launch that skips its work when called again with the
+// same buffers cannot pass for a fast one.
+struct LaunchOutput {
+    void* data = nullptr;
+    std::size_t bytes = 0;
+};
+
+// Thrown by time_interleaved when a timed launch did not rewrite its output as checked.
+class UnfaithfulLaunch : public std::runtime_error {
+public:
+    UnfaithfulLaunch(std::size_t launch, const std::string& what) : std::runtime_error(what), launch(launch) {}
+    std::size_t launch;  // its index in the list given to time_interleaved
+};
+
 // Runs each launch `warmup` times, then `samples` rounds of A, B, A, B ... timing each launch alone.
-// A launch that fails throws CudaError.
+// `outputs`, when not empty, has one entry per launch (LaunchOutput{} for none). A launch that fails
+// throws CudaError; one that does not rewrite its output throws UnfaithfulLaunch.
 std::vector<Samples> time_interleaved(const std::vector<std::function<void()>>& launches,
-                                      const TimingOptions& options);
+                                      const TimingOptions& options, const std::vector<LaunchOutput>& outputs = {});
 
 // Device-to-device copy bandwidth in GB/s (bytes read + bytes written), measured now.
 double copy_bandwidth_gbs(std::size_t bytes, const TimingOptions& options);
@@ -39,12 +57,16 @@ struct SpeedVerdict {
     double noise = 0;      // relative noise of the fraction, from the samples' spread
     double threshold = 0;
     int rounds = 0;
-    bool passed() const { return fraction >= threshold; }
+    // Set when a timed launch of the student's did not recompute its output: the timing is void.
+    std::string unfaithful;
+    bool passed() const { return unfaithful.empty() && fraction >= threshold; }
 };
 
 // Times student and reference interleaved; while |fraction - threshold| is within the noise and
-// rounds remain, measures again and pools the samples.
+// rounds remain, measures again and pools the samples. With outputs given, every timed launch must
+// recompute its output (see LaunchOutput); the student's failure to is reported in `unfaithful`.
 SpeedVerdict judge_speed(const std::function<void()>& student, const std::function<void()>& reference,
-                         double threshold, int max_rounds, const TimingOptions& options);
+                         double threshold, int max_rounds, const TimingOptions& options,
+                         LaunchOutput student_output = {}, LaunchOutput reference_output = {});
 
 }  // namespace gpulab

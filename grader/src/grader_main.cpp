@@ -1,13 +1,17 @@
 // main() of every lab's grader binary.
 //
-// Besides running GoogleTest it reports progress for gpulab-grade, which runs the binary as a child
-// process: one JSON line per test start and end in $GPULAB_PROGRESS_FILE. A test that hangs is
-// stopped by an alarm; a test that leaves the CUDA context unusable ends the process after its
-// result is written, and gpulab-grade starts a fresh process for the tests that remain.
+// Besides running GoogleTest it reports results to gpulab-grade, which runs the binary as a child
+// process: one signed event per test start and end on the result channel (result_channel.h), and a
+// closing event when it is done. A test that hangs is stopped by an alarm; a test that leaves the
+// CUDA context unusable ends the process after its result is written, and gpulab-grade starts a
+// fresh process for the tests that remain. Each of those ways out writes its own closing event
+// first, so a process that ends without one was ended by something other than the grader.
 #include "gpulab/cuda_check.h"
 #include "gpulab/grader_test.h"
 #include "gpulab/lab_config.h"
 #include "gpulab/random.h"
+#include "gpulab/result_channel.h"
+#include "gpulab/solution.h"
 #include "gpulab/test_id.h"
 
 #include <cuda_runtime.h>
@@ -19,6 +23,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <string>
 
@@ -29,22 +34,40 @@ void record_figure(const std::string& measured, const std::string& threshold) {
     testing::Test::RecordProperty("threshold", threshold);
 }
 
+void fail_as_grader_error(const std::string& what_and_fix) {
+    testing::Test::RecordProperty("grader_error", what_and_fix);
+    ADD_FAILURE() << "grader error: " << what_and_fix;
+}
+
 namespace {
 
-int g_progress_fd = -1;
+int g_result_fd = -1;
+ChannelKey g_key{};
+std::uint64_t g_next_seq = 0;
 char g_timeout_line[1024];
 std::size_t g_timeout_line_length = 0;
 
+// Numbers and signs one event; the caller writes it (or keeps it for the alarm handler).
+std::string signed_line(nlohmann::json event) {
+    event["seq"] = g_next_seq++;
+    return sign_event(g_key, event);
+}
+
 void write_line(const nlohmann::json& event) {
-    if (g_progress_fd < 0) return;
-    const std::string line = event.dump() + "\n";
-    [[maybe_unused]] const auto written = ::write(g_progress_fd, line.data(), line.size());
+    if (g_result_fd < 0) return;
+    const std::string line = signed_line(event);
+    std::size_t done = 0;
+    while (done < line.size()) {
+        const auto written = ::write(g_result_fd, line.data() + done, line.size() - done);
+        if (written <= 0) return;
+        done += std::size_t(written);
+    }
 }
 
 extern "C" void on_alarm(int) {
     // Only async-signal-safe calls here: the line was formatted when the test started.
-    if (g_progress_fd >= 0) {
-        [[maybe_unused]] const auto written = ::write(g_progress_fd, g_timeout_line, g_timeout_line_length);
+    if (g_result_fd >= 0) {
+        [[maybe_unused]] const auto written = ::write(g_result_fd, g_timeout_line, g_timeout_line_length);
     }
     static const char note[] = "\n[gpulab] time limit reached: the test was stopped\n";
     [[maybe_unused]] const auto noted = ::write(2, note, sizeof(note) - 1);
@@ -77,10 +100,13 @@ public:
         started_ = std::chrono::steady_clock::now();
         const std::string name = full_name(info);
         const unsigned limit = timeout_for(name);
-        const std::string line = nlohmann::json{{"event", "timeout"}, {"test", name}, {"limit_s", limit}}.dump() + "\n";
+        write_line({{"event", "start"}, {"test", name}});
+        // Signed now, with the number the next event will carry: the alarm handler may only write.
+        // If the test ends in time, "end" takes that number and this line is never written.
+        const std::string line = signed_line({{"event", "timeout"}, {"test", name}, {"limit_s", limit}});
+        --g_next_seq;
         g_timeout_line_length = std::min(line.size(), sizeof(g_timeout_line));
         std::copy_n(line.data(), g_timeout_line_length, g_timeout_line);
-        write_line({{"event", "start"}, {"test", name}});
         ::alarm(limit);
     }
 
@@ -137,6 +163,45 @@ public:
     }
 };
 
+// Reads the handshake gpulab-grade wrote on `fd` (see result_channel.h) and closes it. Runs before
+// any solution library is loaded, so no student code ever sees the pipe or the key.
+bool take_handshake(int fd) {
+    std::string text;
+    char buffer[4096];
+    for (;;) {
+        const auto got = ::read(fd, buffer, sizeof buffer);
+        if (got <= 0) break;
+        text.append(buffer, std::size_t(got));
+    }
+    ::close(fd);
+    try {
+        const GraderHandshake handshake = GraderHandshake::from_json(text);
+        g_key = handshake.key;
+        g_result_fd = handshake.result_fd;
+        set_solution_libraries(handshake.student_library, handshake.reference_library);
+    } catch (const std::exception& e) {
+        std::cerr << "[gpulab] the handshake from gpulab-grade is unreadable: " << e.what() << "\n";
+        return false;
+    }
+    // Keep the result pipe out of any program the process might start.
+    ::fcntl(g_result_fd, F_SETFD, FD_CLOEXEC);
+    return true;
+}
+
+// Takes --gpulab_handshake_fd=N off the command line (GoogleTest would reject it); -1 if absent.
+int handshake_fd_from(int& argc, char** argv) {
+    static const char flag[] = "--gpulab_handshake_fd=";
+    int fd = -1;
+    int kept = 0;
+    for (int i = 0; i < argc; ++i) {
+        if (std::strncmp(argv[i], flag, sizeof flag - 1) == 0) fd = std::atoi(argv[i] + sizeof flag - 1);
+        else argv[kept++] = argv[i];
+    }
+    argc = kept;
+    argv[argc] = nullptr;
+    return fd;
+}
+
 }  // namespace
 }  // namespace gpulab
 
@@ -147,13 +212,15 @@ public:
 int main(int argc, char** argv) {
     // Before InitGoogleTest: parameterized tests read their sizes from the config while registering.
     ::setenv("GPULAB_LAB_CONFIG", GPULAB_LAB_CONFIG_PATH, /*overwrite=*/0);
+    const int handshake_fd = gpulab::handshake_fd_from(argc, argv);
     testing::InitGoogleTest(&argc, argv);
-    if (const char* path = std::getenv("GPULAB_PROGRESS_FILE"); path && *path) {
-        gpulab::g_progress_fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        if (gpulab::g_progress_fd < 0) std::perror(path);
+    if (handshake_fd >= 0) {
+        if (!gpulab::take_handshake(handshake_fd)) return 4;
         std::signal(SIGALRM, gpulab::on_alarm);
         testing::UnitTest::GetInstance()->listeners().Append(new gpulab::ProgressListener);
     }
     testing::AddGlobalTestEnvironment(new gpulab::DeviceEnvironment);
-    return RUN_ALL_TESTS();
+    const int status = RUN_ALL_TESTS();
+    gpulab::write_line({{"event", "finished"}});
+    return status;
 }

@@ -6,6 +6,25 @@
 
 namespace gpulab {
 
+namespace {
+
+// In CPU execution mode the runtime knows why it stopped a kernel (a divergent barrier, an access past the
+// end of a buffer and by which thread, a device assert, a stack overflow): the student must read it in the
+// grade, not only in the log. Empty on a GPU.
+std::string cpu_mode_reason(cudaError_t status) {
+#ifdef GPULAB_CPU_MODE
+    if (status == cudaSuccess) return "";
+    const std::string detail = gpulab::cpu::last_error_detail();
+    if (detail.empty()) return "";
+    return " CPU execution mode stopped it: " + detail + ".";
+#else
+    (void)status;
+    return "";
+#endif
+}
+
+}  // namespace
+
 std::string explain_cuda_error(cudaError_t status) {
     switch (status) {
         case cudaErrorIllegalAddress:
@@ -19,7 +38,11 @@ std::string explain_cuda_error(cudaError_t status) {
         case cudaErrorMisalignedAddress:
             return "a kernel accessed memory through a misaligned pointer";
         case cudaErrorLaunchFailure:
+#ifdef GPULAB_CPU_MODE
+            return "the kernel was stopped while it ran (see the reason above)";
+#else
             return "the kernel crashed on the GPU";
+#endif
         case cudaErrorInvalidValue:
             return "an argument is invalid; for a kernel launch, is a grid or block dimension 0 (a block count "
                    "rounded down to nothing for a small array)?";
@@ -33,9 +56,9 @@ std::string explain_cuda_error(cudaError_t status) {
 void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line) {
     std::ostringstream what;
     what << "CUDA error " << cudaGetErrorName(status) << " (" << cudaGetErrorString(status) << ") from "
-         << call << " at " << file << ":" << line;
+         << call << " at " << file << ":" << line << "." << cpu_mode_reason(status);
     const std::string hint = explain_cuda_error(status);
-    if (!hint.empty()) what << ". Likely cause: " << hint << ".";
+    if (!hint.empty()) what << " Likely cause: " << hint << ".";
     throw CudaError(status, what.str());
 }
 
@@ -76,9 +99,9 @@ namespace gpulab {
 void check_student_launch(const std::string& what) {
     const auto fail = [&](cudaError_t status, const char* when) {
         std::string message = what + " " + when + ": " + cudaGetErrorName(status) + " (" +
-                              cudaGetErrorString(status) + ")";
+                              cudaGetErrorString(status) + ")." + cpu_mode_reason(status);
         const std::string hint = explain_cuda_error(status);
-        if (!hint.empty()) message += ". Likely cause: " + hint + ".";
+        if (!hint.empty()) message += " Likely cause: " + hint + ".";
         throw CudaError(status, message);
     };
     if (const cudaError_t status = cudaGetLastError(); status != cudaSuccess) fail(status, "could not launch");

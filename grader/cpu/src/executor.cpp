@@ -169,7 +169,11 @@ int worker_count() {
 
 namespace {
 std::atomic<unsigned long long> g_seed{env_ull("GPULAB_CPU_SEED", 1)};
+std::atomic<bool> g_single_worker{false};
+std::atomic<unsigned long long> g_launches{0};
 }
+void set_single_worker(bool on) { g_single_worker = on; }
+unsigned long long launch_count() { return g_launches.load(); }
 unsigned long long scheduling_seed() { return g_seed.load(std::memory_order_relaxed); }
 void set_scheduling_seed(unsigned long long seed) { g_seed = seed; }
 
@@ -241,7 +245,8 @@ void launch(const LaunchSite& site, const void* kernel, dim3 grid, dim3 block, s
   job.nthreads = block.x * block.y * block.z;
   job.nblocks = 1ull * grid.x * grid.y * grid.z;
   job.seed = scheduling_seed();
-  if (worker_count() <= 1 || job.nblocks == 1) work_on(job);
+  ++g_launches;
+  if (worker_count() <= 1 || job.nblocks == 1 || g_single_worker) work_on(job);
   else pool().run(job, work_on);
   std::string canary = check_underflow_canaries();
   if (!canary.empty())

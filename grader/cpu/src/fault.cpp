@@ -21,6 +21,7 @@ __thread void* t_altstack = nullptr;
 constexpr size_t kAltStackSize = 64 << 10;
 
 void on_fault(int sig, siginfo_t* info, void* uctx) {
+  if (sig == SIGSEGV && count_fault(info, uctx)) return;  // an access to a buffer whose reads are counted
   Worker* w = this_worker_if_any();
   if (w && w->in_block) {
     w->fault_addr = info->si_addr;

@@ -1,6 +1,7 @@
 // Internal interfaces between the parts of libgpulab_cpu_runtime (not installed, not for student code).
 #pragma once
 #include <cuda_runtime.h>
+#include <csignal>
 #include <string>
 
 namespace gpulab::cpu {
@@ -27,13 +28,40 @@ FaultSite classify_fault_address(const void* addr);
 std::string check_underflow_canaries();
 // Frees every device allocation (cudaDeviceReset).
 void free_all_allocations();
+// The live cudaMalloc buffer that contains p: its start and size. False if there is none.
+bool device_allocation_of(const void* p, char** start, size_t* size);
 
 // ---- fault.cpp: turning SIGSEGV/SIGBUS inside a kernel into a CUDA error ----
 // Installs the process-wide handler (once) and an alternate signal stack for the calling thread.
 void prepare_thread_for_kernels();
 
+// ---- read_count.cpp: counting reads of one device buffer (gpulab_cpu/read_count.h) ----
+// From the SIGSEGV handler: true if the fault was an access to the counted buffer (handled: counted, page
+// opened, trap flag set); false for every other fault.
+bool count_fault(siginfo_t* info, void* uctx);
+bool counting_reads();
+// While one lives, the counted buffer's pages are open (runtime copies and checks that touch device memory).
+class CountPause {
+ public:
+  CountPause();
+  ~CountPause();
+  CountPause(const CountPause&) = delete;
+  CountPause& operator=(const CountPause&) = delete;
+
+ private:
+  bool paused_ = false;
+};
+// A runtime copy read n bytes from src: counts the part inside the counted range.
+void count_host_copy(const void* src, size_t n);
+// A mapping is about to be unmapped (cudaFree, cudaDeviceReset): a count on it stops.
+void count_buffer_released(const void* map_base, size_t map_len);
+
 // ---- executor.cpp ----
 int worker_count();
+// While on, every launch runs its blocks on the launching thread alone (read counting).
+void set_single_worker(bool on);
+// Kernel launches so far (those that passed validation and ran).
+unsigned long long launch_count();
 size_t max_dynamic_shared_for(const void* kernel);
 // Fills every file-scope __shared__ variable of the calling worker with 0xFF (start of each block).
 void poison_file_scope_shared();

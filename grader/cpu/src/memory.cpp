@@ -5,8 +5,12 @@
 // Placing the buffer flush against the end gives it the natural alignment of its element type (the
 // largest power of two dividing its size); small writes before the start land in canary bytes that are
 // checked after every launch, larger ones in the leading guard page.
+// A fresh buffer is not zero, as on a GPU, where it holds whatever was there before: it is filled with
+// kFreshWord (a NaN as float or double, nonzero bytes), so a kernel that reads memory nobody wrote fails here
+// as it would on the GPU instead of finding convenient zeros.
 #include <sys/mman.h>
 #include <unistd.h>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -15,6 +19,20 @@
 namespace gpulab::cpu {
 namespace {
 constexpr unsigned char kCanary = 0xA5;
+// Little-endian bytes AD DB FA FF: a quiet NaN as a float, and twice over a NaN as a double; an int of
+// -337491; no zero byte. Differs from the grader's poison (all bits set) and its unwritten-cell sentinel.
+constexpr std::uint32_t kFreshWord = 0xFFFADBADu;
+
+// Fills [p, p+n) with kFreshWord, aligned to p (a buffer's elements start at p).
+void fill_fresh(char* p, size_t n) {
+  const size_t head = n < sizeof kFreshWord ? n : sizeof kFreshWord;
+  std::memcpy(p, &kFreshWord, head);
+  for (size_t done = head; done < n;) {  // doubling copies: a few memcpy calls for any size
+    const size_t chunk = done < n - done ? done : n - done;
+    std::memcpy(p + done, p, chunk);
+    done += chunk;
+  }
+}
 
 struct Allocation {
   char* map_base;
@@ -103,7 +121,17 @@ FaultSite classify_fault_address(const void* addr) {
   return site;
 }
 
+bool device_allocation_of(const void* p, char** start, size_t* size) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const Allocation* al = find_containing(p);
+  if (!al) return false;
+  *start = al->start;
+  *size = al->size;
+  return true;
+}
+
 std::string check_underflow_canaries() {
+  CountPause open_counted_pages;
   std::lock_guard<std::mutex> lock(g_mutex);
   for (const auto& [start, al] : g_allocs) {
     for (const char* p = al.canary_begin(); p < al.start; ++p) {
@@ -117,7 +145,10 @@ std::string check_underflow_canaries() {
 
 void free_all_allocations() {
   std::lock_guard<std::mutex> lock(g_mutex);
-  for (auto& [start, al] : g_allocs) munmap(al.map_base, al.map_len);
+  for (auto& [start, al] : g_allocs) {
+    count_buffer_released(al.map_base, al.map_len);
+    munmap(al.map_base, al.map_len);
+  }
   g_allocs.clear();
 }
 
@@ -129,6 +160,8 @@ cudaError_t memcpy_symbol(void* symbol, size_t symbol_size, void* other, size_t 
     return fail(cudaErrorInvalidValue, format("%s: %zu bytes at offset %zu do not fit in a %zu-byte symbol", api,
                                               count, offset, symbol_size));
   char* sym = static_cast<char*>(symbol) + offset;
+  CountPause open_counted_pages;
+  if (to_symbol) count_host_copy(other, count);
   if (to_symbol) std::memmove(sym, other, count);
   else std::memmove(other, sym, count);
   (void)kind;
@@ -146,6 +179,14 @@ extern "C" cudaError_t cudaMalloc(void** devPtr, size_t size) {
     return cudaSuccess;
   }
   const size_t page = Allocation::page();
+  // A GPU refuses more than its memory; so does this "device" (its memory is the machine's RAM). Also the
+  // answer for a size computed from a negative number (size_t(-4)), whose page count would overflow.
+  size_t free_bytes = 0, total = 0;
+  cudaMemGetInfo(&free_bytes, &total);
+  if (size > total || size > SIZE_MAX - 3 * page)
+    return fail(cudaErrorMemoryAllocation,
+                format("cudaMalloc: %zu bytes requested, more than the device's %zu bytes%s", size, total,
+                       size > SIZE_MAX / 2 ? " (a size computed from a negative number?)" : ""));
   const size_t data_pages = (size + page - 1) / page;
   const size_t len = (data_pages + 2) * page;
   void* m = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -156,6 +197,7 @@ extern "C" cudaError_t cudaMalloc(void** devPtr, size_t size) {
   mprotect(base + len - page, page, PROT_NONE);
   Allocation al{base, len, base + len - page - size, size};
   std::memset(al.canary_begin(), kCanary, static_cast<size_t>(al.start - al.canary_begin()));
+  fill_fresh(al.start, size);
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     g_allocs.emplace(reinterpret_cast<uintptr_t>(al.start), al);
@@ -168,6 +210,9 @@ extern "C" cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned in
 
 extern "C" cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) {
   if (!pitch) return fail(cudaErrorInvalidValue, "cudaMallocPitch: pitch is null");
+  if (width > SIZE_MAX / 2 || (height && (width + 255) / 256 * 256 > SIZE_MAX / height))
+    return fail(cudaErrorMemoryAllocation,
+                format("cudaMallocPitch: %zu x %zu bytes is more than any device has", width, height));
   *pitch = (width + 255) / 256 * 256;  // row starts 256-byte aligned relative to the buffer, as on a GPU
   return cudaMalloc(devPtr, *pitch * height);
 }
@@ -184,6 +229,7 @@ extern "C" cudaError_t cudaFree(void* devPtr) {
     al = it->second;
     g_allocs.erase(it);
   }
+  count_buffer_released(al.map_base, al.map_len);
   munmap(al.map_base, al.map_len);
   return cudaSuccess;
 }
@@ -210,6 +256,8 @@ extern "C" cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total) {
 extern "C" cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
   if (cudaError_t s = sticky_error()) return s;
   if (cudaError_t e = check_copy(dst, src, count, kind, "cudaMemcpy")) return e;
+  CountPause open_counted_pages;
+  count_host_copy(src, count);
   if (count) std::memmove(dst, src, count);
   return cudaSuccess;
 }
@@ -231,6 +279,8 @@ extern "C" cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, s
   bool src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
   if (dst_dev && !device_range_ok(dst, dspan, "destination", why)) return fail(cudaErrorInvalidValue, "cudaMemcpy2D: " + why);
   if (src_dev && !device_range_ok(src, sspan, "source", why)) return fail(cudaErrorInvalidValue, "cudaMemcpy2D: " + why);
+  CountPause open_counted_pages;
+  for (size_t r = 0; r < height; ++r) count_host_copy(static_cast<const char*>(src) + r * spitch, width);
   for (size_t r = 0; r < height; ++r)
     std::memmove(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch, width);
   return cudaSuccess;
@@ -241,6 +291,7 @@ extern "C" cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
   if (count == 0) return cudaSuccess;
   std::string why;
   if (!device_range_ok(devPtr, count, "cudaMemset", why)) return fail(cudaErrorInvalidValue, why);
+  CountPause open_counted_pages;
   std::memset(devPtr, value, count);
   return cudaSuccess;
 }

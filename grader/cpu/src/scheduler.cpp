@@ -7,8 +7,10 @@
 // it reaches a barrier or exits, in a seeded pseudo-random order that changes with every barrier phase.
 // A thread therefore reads shared memory before most of its neighbours wrote it unless a __syncthreads()
 // separates them, so a missing barrier shows up as wrong results on every run, deterministically for a
-// given GPULAB_CPU_SEED. A barrier releases only when every thread of the block waits at the same one;
-// anything else is reported as a partial/divergent barrier and fails the launch instead of hanging.
+// given GPULAB_CPU_SEED. A barrier releases when every thread of the block that has not exited waits at
+// the same one: since compute capability 7.0 a GPU's barrier counts exited threads as arrived, so a tiled
+// kernel whose out-of-range threads return before __syncthreads() is correct. Threads waiting at different
+// __syncthreads() calls are a divergent barrier and fail the launch instead of hanging.
 #include <sys/mman.h>
 #include <unistd.h>
 #include <cstring>
@@ -117,24 +119,20 @@ bool schedule(Worker& w, LaunchJob& job) {
       else if (!divergent && !same_site(*first, s)) divergent = true, other = &s;
     }
     if (waiting == 0) return true;
-    if (waiting != n) {
-      job.record(cudaErrorLaunchFailure,
-                 format("__syncthreads() at %s:%d reached by %u of %u threads of %s; the other %u threads had "
-                        "already exited (barrier in divergent code)",
-                        first->bar_file, first->bar_line, waiting, n, block_str(job).c_str(), n - waiting));
-      drop_fibers(w);
-      return false;
-    }
+    // Threads that exited count as arrived (cc >= 7.0): the barrier releases the ones waiting, provided
+    // they all wait at the same __syncthreads() call.
     if (divergent) {
       job.record(cudaErrorLaunchFailure,
-                 format("threads of %s wait at different __syncthreads() calls (%s:%d and %s:%d): barrier in "
-                        "divergent code",
+                 format("threads of %s wait at different __syncthreads() calls (%s:%d and %s:%d): a barrier in "
+                        "divergent code (some threads skipped the first one and went on to the second)",
                         block_str(job).c_str(), first->bar_file, first->bar_line, other->bar_file, other->bar_line));
       drop_fibers(w);
       return false;
     }
     for (Slot& s : w.slots) {
+      if (s.state != Slot::AtBarrier) continue;
       s.result = static_cast<int>(count);
+      s.live = waiting;
       s.state = Slot::Runnable;
     }
   }
@@ -270,7 +268,9 @@ int barrier(const char* file, int line, int predicate) {
 void syncthreads(const char* file, int line) { barrier(file, line, 0); }
 int syncthreads_count(const char* file, int line, int p) { return barrier(file, line, p != 0); }
 int syncthreads_and(const char* file, int line, int p) {
-  return barrier(file, line, p != 0) == static_cast<int>(this_worker().job->nthreads);
+  const int count = barrier(file, line, p != 0);
+  Slot* s = static_cast<Slot*>(gpulab_cpu_tls.slot);
+  return s ? count == static_cast<int>(s->live) : p != 0;  // every thread still running had p != 0
 }
 int syncthreads_or(const char* file, int line, int p) { return barrier(file, line, p != 0) > 0; }
 

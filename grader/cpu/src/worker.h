@@ -50,6 +50,7 @@ struct Slot {
   int bar_line = 0;
   int pred = 0;                    // predicate of __syncthreads_count/and/or
   int result = 0;
+  unsigned live = 0;               // threads that took part in the last barrier (exited ones excluded)
 };
 
 struct LaunchJob {

@@ -23,6 +23,22 @@ TEST_P(Stencil1d, TiledMatchesOracle) {
   EXPECT_EQ(count_mismatches(out.download(), stencil1d_oracle(h, 0.25f, 0.5f, 0.3f)), 0u);
 }
 
+// Out-of-range threads return before __syncthreads(): correct on a GPU (cc >= 7.0), so CPU mode must
+// run it to the right answer on every partial tile and every seed.
+TEST_P(Stencil1d, EarlyExitBeforeBarrierMatchesOracle) {
+  const int n = GetParam();
+  auto h = random_floats(n, 5 + n);
+  DeviceBuffer<float> in(n), out(n);
+  CUDA_OK(in.upload(h));
+  for (unsigned long long seed = 1; seed <= 3; ++seed) {
+    gpulab::cpu::set_scheduling_seed(seed);
+    out.poison();
+    CUDA_OK(early_exit_stencil(in.get(), out.get(), n, 0.25f, 0.5f, 0.3f));
+    CUDA_OK(cudaDeviceSynchronize());
+    EXPECT_EQ(count_mismatches(out.download(), stencil1d_oracle(h, 0.25f, 0.5f, 0.3f)), 0u) << "seed " << seed;
+  }
+}
+
 TEST_P(Stencil1d, DynamicSharedOnStreamMatchesOracle) {
   const int n = GetParam();
   auto h = random_floats(n, 7 + n);
@@ -68,6 +84,18 @@ TEST_P(Stencil3d, CoarsenedMatchesOracle) {
 
 INSTANTIATE_TEST_SUITE_P(Sizes, Stencil3d, ::testing::Values(5u, 37u, 64u),
                          [](const auto& info) { return "n" + std::to_string(info.param); });
+
+// __syncthreads_count/_and/_or after 24 of 64 threads exited: only the 40 still running take part.
+TEST_F(CpuMode, BarrierPredicatesCountOnlyLiveThreads) {
+  DeviceBuffer<int> result(6);
+  CUDA_OK(early_exit_predicates(result.get()));
+  auto h = result.download();
+  for (int b = 0; b < 2; ++b) {
+    EXPECT_EQ(h[3 * b + 0], 40) << "block " << b;
+    EXPECT_EQ(h[3 * b + 1], 1) << "block " << b;
+    EXPECT_EQ(h[3 * b + 2], 1) << "block " << b;
+  }
+}
 
 TEST_F(CpuMode, Stencil2dConstantCoefficients) {
   for (auto [w, h] : {std::pair{5, 5}, std::pair{37, 17}, std::pair{64, 64}, std::pair{1, 3}}) {

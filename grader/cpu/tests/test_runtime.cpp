@@ -1,5 +1,7 @@
 // The host runtime API of CPU mode behaves like CUDA's where graders depend on it.
 #include <cuda_runtime.h>
+#include <algorithm>
+#include <cstdint>
 #include "test_util.h"
 
 namespace {
@@ -47,6 +49,42 @@ TEST_F(CpuMode, MemcpyChecksDeviceRanges) {
   EXPECT_EQ(cudaMemcpy(d.get(), h.data(), 10 * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
   EXPECT_EQ(cudaMemset(d.get(), 0, 11 * sizeof(float)), cudaErrorInvalidValue);
   EXPECT_EQ(cudaFree(h.data()), cudaErrorInvalidValue);
+}
+
+// A size computed from a negative width (size_t(-4)) or larger than the device: an error, like a GPU's,
+// not a crash; and not sticky.
+TEST_F(CpuMode, ImpossibleMallocIsAnAllocationError) {
+  void* p = reinterpret_cast<void*>(1);
+  for (size_t size : {size_t(-4), size_t(-1), size_t(-4096), SIZE_MAX / 2 + 1, size_t(1) << 60}) {
+    EXPECT_EQ(cudaMalloc(&p, size), cudaErrorMemoryAllocation) << size;
+    EXPECT_EQ(cudaGetLastError(), cudaErrorMemoryAllocation);
+  }
+  EXPECT_THAT(gpulab::cpu::last_error_detail(), HasSubstr("more than the device"));
+  size_t pitch = 0;
+  EXPECT_EQ(cudaMallocPitch(&p, &pitch, size_t(-4), 3), cudaErrorMemoryAllocation);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorMemoryAllocation);
+  EXPECT_EQ(cudaMalloc(&p, int(-4) * sizeof(float)), cudaErrorMemoryAllocation);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorMemoryAllocation);
+  DeviceBuffer<float> fine(16);
+  EXPECT_TRUE(fine.ok());
+}
+
+// Fresh device memory holds garbage on a GPU: here a pattern that is NaN as float and double and has no
+// zero byte, so a kernel that reads memory nobody wrote fails as it would on a GPU.
+TEST_F(CpuMode, FreshMemoryIsNotZero) {
+  for (size_t n : {size_t(1), size_t(3), size_t(4), size_t(7), size_t(4096), size_t(100003)}) {
+    DeviceBuffer<unsigned char> bytes(n);
+    ASSERT_TRUE(bytes.ok());
+    for (unsigned char b : bytes.download()) ASSERT_NE(b, 0) << "buffer of " << n << " bytes";
+  }
+  DeviceBuffer<float> f(1001);
+  for (float v : f.download()) ASSERT_TRUE(std::isnan(v));
+  DeviceBuffer<double> d(333);
+  for (double v : d.download()) ASSERT_TRUE(std::isnan(v));
+  DeviceBuffer<unsigned char> poisonlike(64);
+  auto h = poisonlike.download();
+  EXPECT_FALSE(std::all_of(h.begin(), h.end(), [](unsigned char b) { return b == 0xFF; }))
+      << "fresh memory must not look like the grader's poison (all bits set)";
 }
 
 TEST_F(CpuMode, EventsMeasureWallClock) {

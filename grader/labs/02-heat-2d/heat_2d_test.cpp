@@ -13,6 +13,7 @@
 #include "gpulab/lab_config.h"
 #include "gpulab/launch_recorder.h"
 #include "gpulab/random.h"
+#include "gpulab/read_counter.h"
 #include "gpulab/speed_report.h"
 #include "gpulab/time_step_checks.h"
 #include "gpulab/timing.h"
@@ -728,6 +729,66 @@ TEST_P(Technique, SharedMemoryTile) {
                 << ": the naive kernel should read its neighbours straight from global memory, with no shared "
                    "memory. It is the baseline the tiled kernel is compared with.";
     }
+}
+
+// ---- Technique (CPU execution mode): does the tiled kernel compute from its tile? --------------------------
+
+// Counts, exactly, how often launch_step_tiled's kernels read `in` per interior cell (CPU execution mode;
+// gpulab-grade runs this test there on a GPU machine too). A kernel that computes from its tile reads each
+// cell once plus its share of the halo (1.31 times with 32 x 8 blocks); the naive stencil reads 5. Shared
+// memory in the launch (Technique.SharedMemoryTile) only shows that a tile exists, not that it is used.
+// (A plain TEST: its suite is "Technique", the parameterized one above is "Kernels/Technique".)
+TEST(Technique, ComputesFromSharedTile) {
+    GPULAB_REQUIRE_DEVICE();
+    GPULAB_REQUIRE_READ_COUNTER();
+    const Json& spec = config_at(section("technique"), "reads");
+    const double bound = spec.at("max_reads_per_cell");
+    const gpulab::Tolerance tol{section("step").at("rel_tol"), section("step").at("abs_tol")};
+    const float r = 0.2f;
+    double worst = -1;
+    std::string worst_call, figure;
+    for (const Grid& g : grids_of(spec.at("sizes"))) {
+        auto rng = gpulab::Rng::for_current_test();
+        const std::vector<float> in = random_field(rng, g);
+        GuardedDeviceArray<float> d_in(g.cells()), d_out(g.cells());
+        d_in.upload(in);
+        const std::string call = "launch_step_tiled(nx=" + std::to_string(g.nx) + ", ny=" + std::to_string(g.ny) + ")";
+        const gpulab::ReadCount count = gpulab::count_device_reads(d_in.data(), g.cells() * sizeof(float), [&] {
+            student().launch_step_tiled(d_in.data(), d_out.data(), g.nx, g.ny, r);
+            gpulab::check_student_launch(call);
+        });
+        GPULAB_ASSERT(count.available) << "grader error: could not count the reads of " << call << ": " << count.why;
+        const gpulab::Comparison result =
+            gpulab::compare(interior_of(d_out.download(), g), expected_interior(in, g, r), interior_shape(g), tol);
+        if (!result.ok())
+            GTEST_SKIP() << call << " does not compute the step right at this size yet (TiledStep.MatchesOracle says "
+                         << "where); how it reads its input is judged once it does.";
+        GPULAB_ASSERT(count.host_bytes_read == 0)
+            << call << " copied " << count.host_bytes_read << " bytes out of `in` with cudaMemcpy while it ran. The "
+            << "tiled step reads `in` in its kernel, into a shared-memory tile, and computes from the tile.";
+        const double per_cell = double(count.reads) / (double(g.nx) * g.ny);
+        testing::Test::RecordProperty("reads_per_cell_" + size_name(g), fixed(per_cell, 2));
+        if (per_cell > worst) worst = per_cell, worst_call = call;
+        figure += (figure.empty() ? "" : ", ") + fixed(per_cell, 2) + " reads/cell at " + size_name(g);
+    }
+    gpulab::record_figure(figure + " (naive: 5)", "<= " + fixed(bound, 1) + " global reads of in per cell");
+    std::ostringstream why;
+    if (worst >= 4.95 && worst <= 5.05)
+        why << "That is as often as the naive stencil, which reads the cell and its four neighbours from global "
+               "memory: does launch_step_tiled launch ftcs_tiled, and does ftcs_tiled compute from its tile?";
+    else if (worst > 5.05)
+        why << "That is more than the naive stencil's 5: your kernel copies a tile into shared memory but still reads "
+               "its neighbours from global memory. Compute from the tile: after __syncthreads() every value the "
+               "stencil needs (the cell and its four neighbours) comes from the __shared__ array.";
+    else
+        why << "Some of the neighbours still come from global memory instead of the tile, or the tile is very "
+               "small: compute from the tile, and make the block at least 2 rows high (with 32 x 8 blocks a kernel "
+               "reads its input 1.31 times per cell).";
+    GPULAB_EXPECT(worst <= bound) << worst_call << " reads its input `in` " << fixed(worst, 2)
+                                  << " times per interior cell (counted exactly in CPU execution mode; a tiled kernel "
+                                     "reads each cell once into its tile, plus its share of the halo: about 1.3 "
+                                     "times; the naive stencil 5 times; allowed: at most "
+                                  << fixed(bound, 1) << "). " << why.str();
 }
 
 // ---- Speed (GPU only) ------------------------------------------------------------------------------------

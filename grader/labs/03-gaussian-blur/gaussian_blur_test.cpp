@@ -12,6 +12,7 @@
 #include "gpulab/lab_config.h"
 #include "gpulab/launch_recorder.h"
 #include "gpulab/random.h"
+#include "gpulab/read_counter.h"
 #include "gpulab/speed_report.h"
 #include "gpulab/timing.h"
 
@@ -457,6 +458,61 @@ TEST(Technique, TiledUsesSharedTile) {
             << "loop makes the grader's tile estimate too big.)";
     }
     gpulab::record_figure(figure, ">= (tile+2)^2 x channels bytes");
+}
+
+// ---- Technique (CPU execution mode): does the tiled kernel compute from its tile? --------------------------
+
+// Counts, exactly, how often launch_blur_tiled's kernels read the input per output byte (CPU execution mode;
+// gpulab-grade runs this test there on a GPU machine too). A kernel that computes from its tile reads each
+// input byte once plus its share of the halo (about 1.3 times with 16 x 16 blocks); the naive kernel 9 times.
+// Shared memory in the launch (Technique.TiledUsesSharedTile) only shows that a tile exists, not that it is used.
+TEST(Technique, ComputesFromSharedTile) {
+    GPULAB_REQUIRE_DEVICE();
+    GPULAB_REQUIRE_READ_COUNTER();
+    const Json& spec = config_at(section("technique"), "reads");
+    const double bound = spec.at("max_reads_per_byte");
+    auto engine = engine_for_current_test();
+    double worst = -1;
+    std::string worst_call, figure;
+    for (const ImageSize& s : sizes_times_channels(spec, "sizes")) {
+        const Bytes in = random_bytes(engine, std::size_t(s.w) * s.h * s.c);
+        GuardedDeviceArray<std::uint8_t> d_in(in.size()), d_out(in.size());
+        d_in.upload(in);
+        const std::string call = call_text(Kernel::tiled, s.w, s.h, s.c);
+        const gpulab::ReadCount count = gpulab::count_device_reads(d_in.data(), in.size(), [&] {
+            student().launch_blur_tiled(d_in.data(), d_out.data(), s.w, s.h, s.c);
+            gpulab::check_student_launch(call);
+        });
+        GPULAB_ASSERT(count.available) << "grader error: could not count the reads of " << call << ": " << count.why;
+        if (d_out.download() != oracle::blur(in, s.w, s.h, s.c))
+            GTEST_SKIP() << call << " does not blur this image right yet (Tiled.MatchesOracle says where); how it "
+                         << "reads its input is judged once it does.";
+        GPULAB_ASSERT(count.host_bytes_read == 0)
+            << call << " copied " << count.host_bytes_read << " bytes out of the input with cudaMemcpy while it ran. "
+            << "The tiled kernel reads the input in the kernel, into a shared-memory tile, and computes from the tile.";
+        const double per_byte = double(count.reads) / double(in.size());
+        testing::Test::RecordProperty("reads_per_byte_" + size_name(s), fixed(per_byte, 2));
+        if (per_byte > worst) worst = per_byte, worst_call = call;
+        figure += (figure.empty() ? "" : ", ") + fixed(per_byte, 2) + " reads/byte at " + size_name(s);
+    }
+    gpulab::record_figure(figure + " (naive: 9)", "<= " + fixed(bound, 1) + " global reads of the input per byte");
+    std::ostringstream why;
+    if (worst >= 8.9 && worst <= 9.1)
+        why << "That is as often as the naive kernel, which reads all 9 neighbours of every pixel from global memory: "
+               "does launch_blur_tiled launch the tiled kernel, and does that kernel compute from its tile?";
+    else if (worst > 9.1)
+        why << "That is more than the naive kernel's 9: your kernel copies a tile into shared memory but still reads "
+               "its neighbours from global memory. Compute from the tile: after __syncthreads() all 9 values of the "
+               "3x3 neighbourhood come from the __shared__ array.";
+    else
+        why << "Some of the neighbours still come from global memory instead of the tile, or the tile is very small: "
+               "compute all 9 values from the tile, and use blocks of at least 8 x 8 threads (16 x 16 blocks read "
+               "the input about 1.3 times per byte).";
+    GPULAB_EXPECT(worst <= bound) << worst_call << " reads its input " << fixed(worst, 2)
+                                  << " times per output byte (counted exactly in CPU execution mode; a tiled kernel "
+                                     "reads each input byte once into its tile, plus its share of the halo: about "
+                                     "1.3 times; the naive kernel 9 times; allowed: at most "
+                                  << fixed(bound, 1) << "). " << why.str();
 }
 
 // ---- Speed: the same technique as the reference, same run -------------------------------------------

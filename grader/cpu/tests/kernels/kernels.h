@@ -24,6 +24,16 @@ struct AtomicsResult {
 };
 cudaError_t atomics_run(const int* values, int n, unsigned* hist, int bins, AtomicsResult* result_dev);
 
+// Out-of-range threads return before __syncthreads() (correct on cc >= 7.0).
+cudaError_t early_exit_stencil(const float* in, float* out, int n, float cl, float cc, float cr);
+cudaError_t early_exit_predicates(int* result);  // 2 blocks x {count, and, or}
+
+// Read counting (w x h floats, row-major): naive 5-point stencil; a tile loaded and then not used.
+cudaError_t rc_naive(const float* in, float* out, int w, int h);
+cudaError_t rc_spoofed(const float* in, float* out, int w, int h);
+cudaError_t rc_writes_input(float* in, int n);
+cudaError_t rc_reads_past_end(const float* in, float* out, int n);
+
 // Unusual launch / __shared__ spellings; p has 32 floats, each must end up 12.
 cudaError_t rewriter_cases(float* p);
 
@@ -31,5 +41,6 @@ cudaError_t rewriter_cases(float* p);
 cudaError_t stencil3d_tiled_nosync(const float* in, float* out, unsigned n, const float c[7]);
 cudaError_t smooth_inplace(float* x, int n);
 cudaError_t fill_off_by_one(float* out, int n);
-cudaError_t divergent_barrier(float* out);
+cudaError_t divergent_barrier(float* out);  // 2 x 64 floats
+cudaError_t skipped_barrier(float* out);    // 2 x 64 floats
 cudaError_t device_assert_negative(const float* in, int n);

@@ -56,6 +56,28 @@ TEST(Compare, ReportsUnwrittenTailAsGridTooSmall) {
     EXPECT_NE(gpulab::likely_cause(result).find("Round the number of blocks up"), std::string::npos);
 }
 
+// A NaN computed from a poisoned cell keeps the poison's bits on x86 (CPU execution mode): only a
+// second run, on an output filled with another value, tells it from a cell never written.
+TEST(Compare, SecondRunTellsComputedPoisonFromUnwritten) {
+    const auto expected = ramp(100);
+    auto actual = as_float(expected);
+    auto second = actual;
+    actual[10] = gpulab::poison_value<float>();  // never written: the fill both times
+    second[10] = gpulab::second_fill();
+    const float poison = gpulab::poison_value<float>();
+    actual[20] = poison + 1.0f;  // computed from a poisoned value: the poison's bits again
+    second[20] = poison + 1.0f;
+    if (!gpulab::is_poison(actual[20])) GTEST_SKIP() << "this host does not keep a NaN operand's bits";
+    const auto one_run = compare(actual, expected, line(100), {1e-5, 1e-6});
+    EXPECT_EQ(one_run.unwritten, 2u);
+    const auto two_runs = compare(actual, expected, line(100), {1e-5, 1e-6}, second);
+    EXPECT_EQ(two_runs.wrong, 2u);
+    EXPECT_EQ(two_runs.unwritten, 1u);
+    const std::string text = two_runs.explain("step");
+    EXPECT_NE(text.find("cell 10: never written"), std::string::npos) << text;
+    EXPECT_NE(text.find("cell 20: got nan"), std::string::npos) << text;
+}
+
 TEST(Compare, ReportsNothingWritten) {
     const auto expected = ramp(100);
     const std::vector<float> actual(100, gpulab::poison_value<float>());

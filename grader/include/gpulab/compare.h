@@ -53,6 +53,15 @@ struct Comparison {
 Comparison compare(const std::vector<float>& actual, const std::vector<double>& expected, const Shape& shape,
                    const Tolerance& tolerance);
 
+// The poison alone cannot tell a cell never written from a NaN the kernel computed out of one: x86
+// arithmetic keeps a NaN operand's bits, so in CPU execution mode a value computed from a poisoned cell
+// is the poison again. A second run of the same launch on an output filled with second_fill() decides:
+// a cell was never written only if it holds the poison in `actual` and second_fill() in `second_run`.
+// Other poison-looking cells are wrong values ("got nan"), not unwritten ones.
+float second_fill();  // a signalling NaN with a payload of its own: arithmetic never produces it
+Comparison compare(const std::vector<float>& actual, const std::vector<double>& expected, const Shape& shape,
+                   const Tolerance& tolerance, const std::vector<float>& second_run);
+
 // A guess at the cause from where the wrong cells are, or "" when no pattern stands out.
 std::string likely_cause(const Comparison& comparison);
 

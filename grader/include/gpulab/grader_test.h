@@ -49,4 +49,12 @@ namespace gpulab {
 // The figure the grade table shows for this test, and the bar it was held to.
 void record_figure(const std::string& measured, const std::string& threshold);
 
+// A fault on the grader's side (a course photo that cannot be read, a broken config): no submission
+// may be charged for it. Records the property "grader_error" with the message and fails the test with
+// "grader error: <what_and_fix>"; gpulab-grade stops and reports such a test as a grader error, never
+// as points lost. Say what is wrong and how to fix it, e.g. "data/images/camera.png cannot be read
+// (truncated PNG?): restore it from git (git checkout data/images/camera.png)". Like ADD_FAILURE()
+// it does not return: the caller returns from the test.
+void fail_as_grader_error(const std::string& what_and_fix);
+
 }  // namespace gpulab

@@ -12,6 +12,7 @@
 #include <map>
 #include <cstdlib>
 #include <filesystem>
+#include <random>
 #include <sstream>
 
 namespace gaussian_blur_check {
@@ -131,15 +132,147 @@ std::string tile_edge_pattern(const ImageUnderTest& im, const std::vector<std::s
     return "";
 }
 
+// ---- Halo corners ------------------------------------------------------------------------------------
+// A tiled 3x3 blur that never loads the four corner cells of its halo gets exactly one kind of pixel
+// wrong: a pixel in a corner of its tile, whose diagonal neighbour is that corner cell. Nothing else
+// reads them. On a small image those pixels are also the image's corners, which a border-rule bug gets
+// wrong too, so the grader runs the kernel once more on an image with tile corners inside it before
+// it names this cause.
+
+struct Tile {
+    int w = 0, h = 0;
+};
+
+// Whether pixel p sits in a corner of its tile: first or last column of the tile (or the image's last
+// column, where a tile is cut short), and likewise first or last row.
+bool at_tile_corner(const Pixel& p, const Tile& t, int width, int height) {
+    const bool edge_x = p.x % t.w == 0 || p.x % t.w == t.w - 1 || p.x == width - 1;
+    const bool edge_y = p.y % t.h == 0 || p.y % t.h == t.h - 1 || p.y == height - 1;
+    return edge_x && edge_y;
+}
+
+bool all_at_tile_corners(const ImageUnderTest& im, const std::vector<std::size_t>& wrong, const Tile& t) {
+    return std::all_of(wrong.begin(), wrong.end(),
+                       [&](std::size_t i) { return at_tile_corner(pixel_of(im, i), t, im.width, im.height); });
+}
+
+constexpr int kTileSides[] = {64, 62, 32, 30, 16, 14, 8, 6, 4};
+
+// The probe: primes-ish sides with several tiles of up to 64 pixels in each direction, so tile corners
+// lie inside the image, away from its border.
+constexpr int kProbeWidth = 199, kProbeHeight = 133;
+
+// The kernel under test run on the probe: fresh random values in 1..254, the same for every run (a
+// fixed seed), with tile corners and tile edges inside the image, away from its border.
+struct Probe {
+    bool ran = false;
+    std::vector<std::uint8_t> input, expected;
+    Rerun run;
+    ImageUnderTest image;  // points at the members above: do not copy a Probe
+    std::vector<std::size_t> wrong;
+    Probe() = default;
+    Probe(const Probe&) = delete;
+    Probe& operator=(const Probe&) = delete;
+};
+
+// Fills `probe`; probe.ran says whether the kernel ran on it.
+void run_probe(const ImageUnderTest& im, Probe& probe) {
+    std::mt19937 engine(20240917u);
+    std::uniform_int_distribution<int> value(1, 254);
+    probe.input.resize(std::size_t(kProbeWidth) * kProbeHeight * im.channels);
+    for (std::uint8_t& byte : probe.input) byte = std::uint8_t(value(engine));
+    try {
+        probe.run = im.rerun(probe.input, kProbeWidth, kProbeHeight, 255);
+    } catch (const std::exception&) {
+        return;  // the probe itself failed: name no cause from it
+    }
+    probe.expected = oracle::blur(probe.input, kProbeWidth, kProbeHeight, im.channels);
+    if (probe.run.out.size() != probe.expected.size()) return;
+    probe.image = im;
+    probe.image.width = kProbeWidth, probe.image.height = kProbeHeight;
+    probe.image.input = &probe.input, probe.image.actual = &probe.run.out, probe.image.expected = &probe.expected;
+    for (std::size_t i = 0; i < probe.expected.size(); ++i)
+        if (probe.run.out[i] != probe.expected[i]) probe.wrong.push_back(i);
+    probe.ran = true;
+}
+
+std::string tile_edge_pattern(const ImageUnderTest& im, const std::vector<std::size_t>& wrong);
+
+// On an image so small that every wrong pixel is a border pixel, a tiled kernel's halo bug looks like
+// a border-rule bug. The probe tells them apart: a border-rule bug is wrong only on the probe's border.
+// Returns the halo diagnosis when the probe shows one, else "".
+std::string small_image_tile_diagnosis(const ImageUnderTest& im) {
+    if (!im.tiled || !im.rerun) return "";
+    Probe probe;
+    run_probe(im, probe);
+    if (!probe.ran) return "";
+    const bool inside = std::any_of(probe.wrong.begin(), probe.wrong.end(),
+                                    [&](std::size_t i) { return !on_border(probe.image, pixel_of(probe.image, i)); });
+    if (!inside) return "";
+    const std::string pattern = tile_edge_pattern(probe.image, probe.wrong);
+    return "On this image every wrong pixel is on the border, but that is not the border rule: the grader also ran "
+           "your kernel on a " + std::to_string(kProbeWidth) + "x" + std::to_string(kProbeHeight) + " image, and "
+           "there pixels inside the image are wrong too" +
+           (pattern.empty() ? std::string(". Look at how the tile and its halo are loaded, and at the __syncthreads() "
+                                          "between loading and computing.")
+                            : ": " + pattern);
+}
+
+// The tile size of a kernel whose wrong pixels (on the probe image) all sit in tile corners, at least
+// one of them inside the image; {0, 0} when they do not. With the grid of the launch the tile is the
+// image divided by the grid; without it (CPU execution mode), the largest tile the pattern fits.
+Tile corner_tile_of_probe(const ImageUnderTest& probe, const std::vector<std::size_t>& wrong, const Rerun& run) {
+    if (wrong.empty()) return {};
+    const auto inside_corner = [&](const Tile& t) {
+        return std::any_of(wrong.begin(), wrong.end(), [&](std::size_t i) {
+            const Pixel p = pixel_of(probe, i);
+            return !on_border(probe, p) && at_tile_corner(p, t, probe.width, probe.height);
+        });
+    };
+    if (run.grid_x > 0 && run.grid_y > 0) {
+        const Tile t{int((probe.width + run.grid_x - 1) / run.grid_x), int((probe.height + run.grid_y - 1) / run.grid_y)};
+        return all_at_tile_corners(probe, wrong, t) && inside_corner(t) ? t : Tile{};
+    }
+    for (int w : kTileSides)
+        for (int h : kTileSides) {
+            const Tile t{w, h};
+            if (all_at_tile_corners(probe, wrong, t) && inside_corner(t)) return t;
+        }
+    return {};
+}
+
+// "The corner cells of the halo were not loaded", when that is what the wrong pixels show and a probe
+// run confirms it; "" otherwise.
+std::string halo_corner_diagnosis(const ImageUnderTest& im, const std::vector<std::size_t>& wrong) {
+    if (!im.tiled || !im.rerun || wrong.empty()) return "";
+    // Cheap test first: could some tile size put every wrong pixel of this image in a tile corner?
+    bool possible = false;
+    for (int w : kTileSides)
+        for (int h : kTileSides) possible = possible || all_at_tile_corners(im, wrong, Tile{w, h});
+    if (!possible) return "";
+    Probe probe;
+    run_probe(im, probe);
+    if (!probe.ran) return "";
+    const Tile t = corner_tile_of_probe(probe.image, probe.wrong, probe.run);
+    if (t.w == 0 || !all_at_tile_corners(im, wrong, t)) return "";
+    const std::string tile = std::to_string(t.w) + "x" + std::to_string(t.h);
+    return "Only pixels in the corners of your " + tile + " tiles are wrong (the grader also ran your kernel on a " +
+           std::to_string(kProbeWidth) + "x" + std::to_string(kProbeHeight) + " image: there too every wrong pixel "
+           "sits in a tile corner). The corner cells of the halo were not loaded: a corner pixel of the tile is the "
+           "only one whose 3x3 neighbourhood includes a diagonal cell outside the tile, so it alone reads them. "
+           "A 3x3 stencil needs the whole (" + std::to_string(t.w) + "+2)x(" + std::to_string(t.h) + "+2) region "
+           "in shared memory, the four corner cells included (a 5-point stencil would not).";
+}
+
 bool nothing_written(const ImageUnderTest& im) {
     return std::all_of(im.actual->begin(), im.actual->end(), [](std::uint8_t v) { return v == 255; });
 }
 
 std::string likely_cause(const ImageUnderTest& im, const std::vector<std::size_t>& wrong, std::size_t unwritten,
-                         std::size_t total_wrong) {
+                         std::size_t total_wrong, std::size_t computed_255) {
     const std::size_t values = im.actual->size();
     const bool all_border = im.width <= 2 || im.height <= 2;  // no pixel has all 8 neighbours inside
-    if (nothing_written(im))
+    if (nothing_written(im) && computed_255 == 0)
         return std::string("No pixel was written (every byte still holds the 255 the grader filled the output "
                            "with). Is the kernel launched with a grid of at least one block, and does every thread "
                            "store its result?") +
@@ -192,6 +325,9 @@ std::string likely_cause(const ImageUnderTest& im, const std::vector<std::size_t
             return "Outside the image your kernel reflects (p(-1) = p(1)). The rule is clamp-to-edge: "
                    "p(-1) = p(0), the edge pixel itself.";
     }
+    if (const std::string corners = halo_corner_diagnosis(im, wrong); !corners.empty()) return corners;
+    if (std::all_of(px.begin(), px.end(), [&](const Pixel& p) { return on_border(im, p); }))
+        if (const std::string halo = small_image_tile_diagnosis(im); !halo.empty()) return halo;
     if (!all_border && std::all_of(px.begin(), px.end(), [&](const Pixel& p) { return on_border(im, p); }))
         return "Only pixels on the image border are wrong: check how they read neighbours outside the image. "
                "The rule is clamp-to-edge: p(-1, y) = p(0, y), p(width, y) = p(width-1, y), the same in y, "
@@ -351,12 +487,35 @@ ImageVerdict check_image(const ImageUnderTest& im, const std::string& artifact_s
         v.figure = "exact";
         return v;
     }
-    const char* never = im.poison_is_certain ? "never written" : "probably never written";
+    // A wrong 255 is the grader's fill, or a value the kernel computed. Run again on an output filled
+    // with kSecondFill: a byte the kernel never writes holds 255 in the first run and kSecondFill in the
+    // second; a byte it writes does not keep the second fill.
+    bool second_run = false;
+    if (v.unwritten && im.rerun) {
+        try {
+            const Rerun again = im.rerun(*im.input, im.width, im.height, kSecondFill);
+            if (again.out.size() == values) {
+                second_run = true;
+                for (std::size_t i = 0; i < values; ++i)
+                    if (unwritten_at[i] && again.out[i] != kSecondFill) {
+                        unwritten_at[i] = false;
+                        --v.unwritten;
+                        ++v.computed_255;
+                    }
+            }
+        } catch (const std::exception&) {
+            // No second opinion: the first run's reading stands, with its hedge.
+        }
+    }
+    const bool certain = second_run || im.poison_is_certain;
+    const char* never = certain ? "never written" : "probably never written";
     const std::string never_long =
-        im.poison_is_certain ? std::string("no right answer is 255 here, so never written") +
-                                   (im.tiled ? ", or computed from __shared__ memory nobody wrote" : "")
-                             : "probably never written";
-    const bool blank = nothing_written(im);
+        second_run ? std::string("never written: a second run with the output filled with ") +
+                         std::to_string(int(kSecondFill)) + " left those bytes at " + std::to_string(int(kSecondFill))
+        : im.poison_is_certain ? std::string("no right answer is 255 here, so never written") +
+                                     (im.tiled ? ", or computed from __shared__ memory nobody wrote" : "")
+                               : "probably never written";
+    const bool blank = nothing_written(im) && v.computed_255 == 0;
     v.figure = blank ? "no pixel written"
                : std::to_string(v.wrong) + " of " + std::to_string(values) + " values wrong";
 
@@ -365,6 +524,14 @@ ImageVerdict check_image(const ImageUnderTest& im, const std::string& artifact_s
     if (v.unwritten)
         out << " (" << v.unwritten << " still hold 255, the grader's fill: " << never_long << ")";
     out << ". The blur must match the oracle exactly (integer rule, see the handout).\n";
+    if (v.computed_255)
+        out << "  " << v.computed_255 << " wrong value(s) are a 255 that your kernel wrote: a second run with the "
+            << "output filled with " << int(kSecondFill) << " did not leave them at " << int(kSecondFill)
+            << ", so your kernel writes them (the 255 is what it computed)."
+            << (im.tiled ? " In CPU execution mode __shared__ memory starts filled with 255: a tile byte read before "
+                           "any thread wrote it gives bright pixels."
+                         : "")
+            << "\n";
     for (std::size_t k = 0; k < std::min(kShown, wrong.size()); ++k) {
         const std::size_t i = wrong[k];
         out << "    " << where(im, i) << ": ";
@@ -376,7 +543,7 @@ ImageVerdict check_image(const ImageUnderTest& im, const std::string& artifact_s
         if (k == 0 && !unwritten_at[i]) out << neighbourhood(im, i);
     }
     if (wrong.size() > kShown) out << "    ... and " << (v.wrong - kShown) << " more\n";
-    const std::string cause = likely_cause(im, wrong, v.unwritten, v.wrong);
+    const std::string cause = likely_cause(im, wrong, v.unwritten, v.wrong, v.computed_255);
     if (!cause.empty()) out << "  Likely cause: " << cause << "\n";
     // Pictures for the first few failures of each test suite in this process (a kernel that is wrong
     // everywhere would otherwise leave hundreds), and none of an output nothing was written to.

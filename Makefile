@@ -11,6 +11,8 @@ LAB        ?=
 SOLUTION   ?= starter
 MODE       ?= auto
 JOBS       ?= $(shell nproc)
+# make test's checks in parallel: those that time run alone (RUN_SERIAL), the rest share the GPU.
+TEST_JOBS  ?= $(JOBS)
 CMAKE_ARGS ?=
 
 # nvcc lives outside PATH on a stock CUDA install.
@@ -36,7 +38,7 @@ grade: configure
 
 test: configure
 	cmake --build $(BUILD) -j $(JOBS)
-	ctest --test-dir $(BUILD) --output-on-failure
+	ctest --test-dir $(BUILD) --output-on-failure -j $(TEST_JOBS)
 
 deps:
 	.ci/install-deps

@@ -64,7 +64,10 @@ function(_gpulab_add_solution lab name source_dir sources expect)
         # --no-undefined: a function declared but never written is a link error the student can read,
         # not a dlopen failure in every test.
         target_link_options(${target} PRIVATE -Wl,-Bsymbolic -Wl,--no-undefined)
-        string(APPEND entry ", \"${mode}\": {\"target\": \"${target}\", \"library\": \"$<TARGET_FILE:${target}>\"}")
+        # The object files are what the call check reads: the student's code alone, whatever the library
+        # links in beside it (a static CUDA runtime, for one).
+        string(APPEND entry ", \"${mode}\": {\"target\": \"${target}\", \"library\": \"$<TARGET_FILE:${target}>\", "
+                            "\"objects\": \"$<TARGET_OBJECTS:${target}>\"}")
         if(name STREQUAL "reference")
             add_dependencies(gpulab_graders ${target})
         endif()

@@ -93,17 +93,25 @@ std::string short_name(const std::string& demangled) {
     return name;
 }
 
-std::vector<std::string> imported_symbols(const std::string& library, std::string* error) {
-    const std::string text = tool_output({"nm", "-D", "--undefined-only", library}, error);
-    std::vector<std::string> names;
+// What the objects use but none of them defines: what the solution's code calls outside itself.
+std::vector<std::string> imported_symbols(const std::vector<std::string>& objects, std::string* error) {
+    std::vector<std::string> argv{"nm"};
+    argv.insert(argv.end(), objects.begin(), objects.end());
+    const std::string text = tool_output(argv, error);
+    std::set<std::string> used, defined;
     std::istringstream in(text);
     std::string line;
     while (std::getline(in, line)) {
+        // "<address> <kind> <name>" for a definition, "<spaces> U <name>" for a use.
         std::istringstream fields(line);
-        std::string kind, name;
-        if (!(fields >> kind >> name)) continue;
-        names.push_back(name.substr(0, name.find('@')));
+        std::vector<std::string> words;
+        for (std::string w; fields >> w;) words.push_back(w);
+        if (words.size() == 2 && (words[0] == "U" || words[0] == "w" || words[0] == "v")) used.insert(words[1]);
+        else if (words.size() == 3) defined.insert(words[2]);
     }
+    std::vector<std::string> names;
+    for (const std::string& name : used)
+        if (!defined.count(name)) names.push_back(name.substr(0, name.find('@')));
     return names;
 }
 
@@ -114,11 +122,14 @@ struct FunctionCode {
     std::string system_call;  // the instruction, if any
 };
 
-std::map<std::string, FunctionCode> disassemble(const std::string& library, std::string* error) {
-    const std::string text = tool_output({"objdump", "-d", "--no-show-raw-insn", library}, error);
+std::map<std::string, FunctionCode> disassemble(const std::vector<std::string>& objects, std::string* error) {
+    std::vector<std::string> argv{"objdump", "-dr", "--no-show-raw-insn"};
+    argv.insert(argv.end(), objects.begin(), objects.end());
+    const std::string text = tool_output(argv, error);
     std::map<std::string, FunctionCode> functions;
     static const std::regex header(R"(^[0-9a-f]+ <(.+)>:$)");
     static const std::regex instruction(R"(^\s+[0-9a-f]+:\s+(.*)$)");
+    static const std::regex call_of_exit(R"(R_X86_64_(PLT32|PC32|GOTPCREL\w*)\s+exit([-+@].*)?$)");
     std::istringstream in(text);
     std::string line;
     FunctionCode* current = nullptr;
@@ -128,6 +139,12 @@ std::map<std::string, FunctionCode> disassemble(const std::string& library, std:
             current = &functions[m[1]];
         } else if (current && std::regex_match(line, m, instruction)) {
             const std::string insn = m[1];
+            // In an object file a call's target is a relocation on the line after it.
+            if (std::regex_search(insn, call_of_exit)) {
+                current->calls_exit = true;
+                continue;
+            }
+            if (insn.rfind("R_X86_64", 0) == 0) continue;
             if (insn.find("nop") != std::string::npos || insn.rfind("int3", 0) == 0 || insn.rfind("data16", 0) == 0)
                 continue;
             ++current->instructions;
@@ -157,7 +174,7 @@ std::string CallCheck::describe() const {
     return out;
 }
 
-CallCheck check_solution_calls(const std::string& library, const std::vector<std::string>& sources,
+CallCheck check_solution_calls(const std::vector<std::string>& objects, const std::vector<std::string>& sources,
                                const std::string& policy_file) {
     CallCheck check;
     Json policy;
@@ -167,7 +184,7 @@ CallCheck check_solution_calls(const std::string& library, const std::vector<std
         check.error = e.what();
         return check;
     }
-    const std::vector<std::string> imports = imported_symbols(library, &check.error);
+    const std::vector<std::string> imports = imported_symbols(objects, &check.error);
     if (!check.error.empty()) return check;
 
     std::map<std::string, FunctionCode> code;
@@ -177,7 +194,7 @@ CallCheck check_solution_calls(const std::string& library, const std::vector<std
         const std::string plain = demangle(name);
         if (!seen.insert(plain).second) continue;
         if (name == "exit") {
-            if (!disassembled) code = disassemble(library, &check.error), disassembled = true;
+            if (!disassembled) code = disassemble(objects, &check.error), disassembled = true;
             if (!check.error.empty()) return check;
             std::string caller;
             for (const auto& [function, f] : code)
@@ -211,7 +228,7 @@ CallCheck check_solution_calls(const std::string& library, const std::vector<std
         check.refused.push_back(r);
     }
 
-    if (!disassembled) code = disassemble(library, &check.error);
+    if (!disassembled) code = disassemble(objects, &check.error);
     if (!check.error.empty()) return check;
     for (const auto& [function, f] : code)
         if (!f.system_call.empty())

@@ -72,7 +72,8 @@ std::string refused_calls(const Solution& solution, const Build& build, const Js
     std::vector<std::string> sources;
     for (const Json& file : config.at("sources"))
         sources.push_back((fs::path(solution.sources_dir) / file.get<std::string>()).string());
-    const CallCheck check = check_solution_calls(build.library, sources, GPULAB_CALL_POLICY_PATH);
+    if (build.objects.empty()) throw UsageError("the build tree lists no object files for " + build.target + ": reconfigure it");
+    const CallCheck check = check_solution_calls(build.objects, sources, GPULAB_CALL_POLICY_PATH);
     if (!check.error.empty()) throw UsageError(check.describe());
     return check.passed() ? "" : check.describe();
 }
@@ -156,6 +157,12 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
         return {score_voided(config, "tampered", "The results of this run were tampered with: " + session.tampering +
                                                      ". None of this run's results count."),
                 session.device, session.seed};
+    // A test that found the grader's own inputs broken (a course photo that cannot be read, say) stops
+    // grading: no submission may be charged for it.
+    for (const TestOutcome& t : session.tests)
+        if (t.properties.contains("grader_error"))
+            throw UsageError("grader error in " + manifest.lab + " (" + t.name + "), not the submission's fault: " +
+                             t.properties.at("grader_error").get<std::string>());
     LabScore score = score_lab(config, session);
     if (const fs::path artifacts = work / "artifacts"; fs::is_directory(artifacts)) {
         for (const auto& entry : fs::recursive_directory_iterator(artifacts))

@@ -22,7 +22,16 @@ std::vector<LabManifest> load_manifests(const std::string& build_dir) {
             if (!solution.expect.empty())
                 solution.test_timeout_s = load_json_file(solution.expect).value("test_timeout_s", 0u);
             for (const char* mode : {"gpu", "cpu"})
-                if (s.contains(mode)) solution.builds[mode] = {s.at(mode).at("target"), s.at(mode).at("library")};
+                if (s.contains(mode)) {
+                    Build build{s.at(mode).at("target"), s.at(mode).at("library"), {}};
+                    std::string objects = s.at(mode).value("objects", "");
+                    for (std::size_t from = 0, to; from < objects.size(); from = to + 1) {
+                        to = objects.find(';', from);
+                        if (to == std::string::npos) to = objects.size();
+                        if (to > from) build.objects.push_back(objects.substr(from, to - from));
+                    }
+                    solution.builds[mode] = build;
+                }
             lab.solutions[name] = solution;
         }
         labs.push_back(std::move(lab));

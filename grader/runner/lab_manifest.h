@@ -12,6 +12,7 @@ namespace gpulab::runner {
 struct Build {
     std::string target;   // the CMake target that builds it
     std::string library;  // the shared library it produces
+    std::vector<std::string> objects;  // the object files compiled from the solution's sources
 };
 
 struct Solution {

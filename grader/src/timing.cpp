@@ -1,6 +1,7 @@
 #include "gpulab/timing.h"
 
 #include "gpulab/device_resources.h"
+#include "gpulab/guarded_array.h"
 #include "output_check.h"
 
 #include <algorithm>
@@ -57,27 +58,31 @@ std::vector<Samples> time_interleaved(const std::vector<std::function<void()>>& 
                                       const TimingOptions& options, const std::vector<LaunchOutput>& outputs) {
     std::unique_ptr<L2Flusher> flusher;
     if (options.flush_l2) flusher = std::make_unique<L2Flusher>();
-    // What each output held when timing began: the result the test checked.
-    std::vector<DeviceBytes> checked(launches.size());
-    for (std::size_t v = 0; v < outputs.size() && v < launches.size(); ++v)
-        if (outputs[v].data) {
-            checked[v] = DeviceBytes(outputs[v].bytes);
-            GPULAB_CUDA_CHECK(cudaMemcpy(checked[v].get(), outputs[v].data, outputs[v].bytes, cudaMemcpyDeviceToDevice));
-        }
+    // What the student's output held when timing began: the result the test has just checked. Only
+    // the student's launch (the first) is held to it; every output is blanked the same way before
+    // each sample, so both sides start their samples from the same state.
+    DeviceBytes checked;
+    const bool check_first = !outputs.empty() && outputs[0].data;
+    if (check_first) {
+        checked = DeviceBytes(outputs[0].bytes);
+        GPULAB_CUDA_CHECK(cudaMemcpy(checked.get(), outputs[0].data, outputs[0].bytes, cudaMemcpyDeviceToDevice));
+    }
     DeviceEvent start, stop;
     for (int w = 0; w < options.warmup; ++w)
         for (const auto& launch : launches) time_one(launch, start, stop);
     std::vector<Samples> result(launches.size());
     for (int s = 0; s < options.samples; ++s) {
         for (std::size_t v = 0; v < launches.size(); ++v) {
-            const bool check = checked[v].size() > 0;
-            if (check) GPULAB_CUDA_CHECK(cudaMemsetAsync(outputs[v].data, 0xFF, outputs[v].bytes));
+            const bool blank = v < outputs.size() && outputs[v].data;
+            // The blank is the grader's poison, which the checked result also holds in any cell a
+            // correct kernel leaves alone (a ghost ring, say).
+            if (blank) GPULAB_CUDA_CHECK(cudaMemsetAsync(outputs[v].data, kPoisonByte, outputs[v].bytes));
             if (flusher) flusher->flush();
             result[v].ms.push_back(time_one(launches[v], start, stop));
-            if (!check) continue;
-            if (const std::size_t differing = count_differing_bytes(outputs[v].data, checked[v].get(), outputs[v].bytes))
+            if (v != 0 || !check_first) continue;
+            if (const std::size_t differing = count_differing_bytes(outputs[0].data, checked.get(), outputs[0].bytes))
                 throw UnfaithfulLaunch(v, "timed launch " + std::to_string(s + 1) + " of " + std::to_string(options.samples) +
-                                       " left " + std::to_string(differing) + " of " + std::to_string(outputs[v].bytes) +
+                                       " left " + std::to_string(differing) + " of " + std::to_string(outputs[0].bytes) +
                                        " output bytes different from the result checked just before timing (the "
                                        "output was blanked before each timed launch). Every launch must compute its "
                                        "whole output: a launch that skips work it did before cannot be timed");

@@ -25,10 +25,10 @@ struct Samples {
     double relative_spread() const;
 };
 
-// The device buffer a timed launch writes. Where given, it is poisoned before every timed launch
-// (outside the timed span) and must afterwards hold exactly what it held when timing began, which
-// is the result the test has just checked: a launch that skips its work when called again with the
-// same buffers cannot pass for a fast one.
+// The device buffer a timed launch writes. Where given, it is blanked with the grader's poison before
+// every timed launch (outside the timed span). The first launch's output (the student's) must then
+// hold exactly what it held when timing began, the result the test has just checked: a launch that
+// skips its work when called again with the same buffers cannot pass for a fast one.
 struct LaunchOutput {
     void* data = nullptr;
     std::size_t bytes = 0;

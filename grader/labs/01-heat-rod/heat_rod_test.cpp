@@ -181,6 +181,15 @@ struct SolveCase {
     std::vector<double> start;
 };
 
+// The solve cases: every object in lab.json's "solve" section, by its name ("gaussian" is the
+// handout's start; the others start from random temperatures).
+std::vector<std::string> solve_case_names() {
+    std::vector<std::string> names;
+    for (const auto& [name, spec] : section("solve").items())
+        if (spec.is_object()) names.push_back(name);
+    return names;
+}
+
 SolveCase solve_case(const std::string& name) {
     const Json& spec = config_at(section("solve"), name);
     SolveCase c{name, spec.at("M"), spec.at("k"), 0, spec.at("tmax"), {}};
@@ -198,27 +207,60 @@ SolveCase solve_case(const std::string& name) {
 
 class Solve : public testing::TestWithParam<std::string> {};
 
+// A solve that stalled: its result is the start, or the start after one step (a host loop that never
+// swaps its buffers runs every step from the start). "" when it is neither.
+std::string stalled_solve(const std::vector<float>& f, const std::vector<double>& start, double r) {
+    if (std::equal(f.begin(), f.end(), start.begin(), [](float a, double b) { return same_bits(a, float(b)); }))
+        return "  Your result is exactly the start: nothing moved. Does integrate copy back the buffer that holds "
+               "the last step?\n";
+    if (gpulab::relative_l2_error(f, oracle::integrate(start, r, 1)) < 1e-5)
+        return "  Your result is the start after 1 step: every step started again from the initial field. Does "
+               "your host loop swap the two buffers after each step, so that the next step reads what this one "
+               "wrote?\n";
+    return "";
+}
+
 TEST_P(Solve, MatchesOracle) {
     GPULAB_REQUIRE_DEVICE();
     const SolveCase c = solve_case(GetParam());
     std::vector<float> f(c.start.begin(), c.start.end());
-    const int steps = student().solve(f.data(), c.M, c.k, c.dx, c.tmax);
-
     const int expected_steps = oracle::steps_to(c.k, c.dx, c.tmax);
+    const double exact_steps = c.tmax / (0.5 * c.dx * c.dx / c.k);
+    // tmax/dt_max is a whole number for some cases and not for others ("uneven"): there the step
+    // count must be rounded up (a smaller dt), never down (a dt above the stable limit).
+    const double recovered = c.tmax / (c.tmax / expected_steps);  // what solve sees as tmax / dt
+    std::string uneven;
+    if (std::fabs(exact_steps - std::round(exact_steps)) > 1e-6) {
+        uneven = " Here tmax / (dx^2 / 2k) = " + fixed(exact_steps, 2) + " is not a whole number, so n = ceil(" +
+                 fixed(exact_steps, 2) + ") = " + std::to_string(expected_steps) +
+                 " steps of dt = tmax / n (rounding n down would make dt larger than the stable limit).";
+        if (recovered < expected_steps)
+            uneven += " And tmax / dt comes out as " + std::to_string(expected_steps) + " - " +
+                      sci(expected_steps - recovered) + " in floating point: recover n with std::lround, not with "
+                      "a cast to int or floor, which drop a step.";
+    }
+    int steps = 0;
+    try {
+        steps = student().solve(f.data(), c.M, c.k, c.dx, c.tmax);
+    } catch (const std::exception& e) {
+        FAIL() << "solve(M = " << c.M << ", k = " << c.k << ", dx = " << c.dx << ", tmax = " << c.tmax
+               << ") threw: " << e.what() << "." << uneven;
+    }
+
     const double r = c.k * (c.tmax / expected_steps) / (c.dx * c.dx);
     const std::vector<double> expected = oracle::integrate(c.start, r, expected_steps);
     const double error = gpulab::relative_l2_error(f, expected);
     const double tol = section("solve").at("rel_l2_tol");
     gpulab::record_figure("rel L2 err " + sci(error), "<= " + sci(tol, 0));
     GPULAB_EXPECT(steps == expected_steps) << "solve returned " << steps << " steps; the handout's rule (the largest "
-                                     << "stable dt that divides tmax) gives " << expected_steps << ".";
+                                     << "stable dt that divides tmax) gives " << expected_steps << "." << uneven;
     if (error > tol) {
         gpulab::Shape shape;
         shape.nx = f.size();
         const auto cells = gpulab::compare(f, expected, shape, {tol, tol});
         ADD_FAILURE() << "After solving to t = " << c.tmax << " (M = " << c.M << ", k = " << c.k << ", dx = " << c.dx
                       << "), the relative L2 error is " << sci(error) << " (allowed " << sci(tol, 0) << ").\n"
-                      << cells.explain("solve");
+                      << cells.explain("solve") << stalled_solve(f, c.start, r);
     }
 }
 
@@ -260,6 +302,8 @@ TEST(Stability, RefusesUnstableDt) {
 
 // A random start that already satisfies the insulated ends, run with the student's integrate.
 struct LongRun {
+    int steps = 0;
+    double r = 0;
     std::vector<float> start, end;
 };
 
@@ -268,12 +312,63 @@ LongRun long_run() {
     const int M = spec.at("M"), steps = spec.at("steps");
     const double r = spec.at("r"), dx = 1.0, k = 1.0;
     auto rng = gpulab::Rng::for_current_test();
-    LongRun run{random_rod(rng, M), {}};
+    LongRun run{steps, r, random_rod(rng, M), {}};
     run.start.front() = run.start[1];
     run.start.back() = run.start[M - 2];
     run.end = run.start;
     student().integrate(run.end.data(), M, k, dx, r * dx * dx / k, steps);
     return run;
+}
+
+// The variance of the interior cells about their mean: how uneven the temperatures are.
+double interior_spread(const std::vector<double>& f) {
+    const std::size_t n = f.size() - 2;
+    const double mean = std::accumulate(f.begin() + 1, f.end() - 1, 0.0) / double(n);
+    double sum = 0;
+    for (std::size_t i = 1; i + 1 < f.size(); ++i) sum += (f[i] - mean) * (f[i] - mean);
+    return sum / double(n);
+}
+
+// A run that froze keeps its range and its heat, so the maximum principle and the conservation of heat
+// alone pass it. So the long run must also have evolved as the oracle's run of the same start did: heat
+// evens out, and the spread of the temperatures (their variance) shrinks by the oracle's factor.
+// Returns "" when it did, else what went wrong, as precisely as the result allows.
+std::string evolution_problem(const LongRun& run, double* shrink, double* expected_shrink) {
+    const std::vector<double> start = oracle::widen(run.start), end = oracle::widen(run.end);
+    const double spread0 = interior_spread(start);
+    *expected_shrink = interior_spread(oracle::integrate(start, run.r, run.steps)) / spread0;
+    *shrink = interior_spread(end) / spread0;
+    const double tol = section("stability").at("evolution_rel_tol");
+    if (!std::isfinite(*shrink) || std::fabs(*shrink / *expected_shrink - 1.0) <= tol) return "";  // NaN: said elsewhere
+    const std::string steps = std::to_string(run.steps);
+    std::ostringstream out;
+    out << "The temperatures did not even out as they should: after " << steps << " steps at r = " << fixed(run.r, 2)
+        << " the spread of the interior (its variance) should have shrunk to " << sci(*expected_shrink)
+        << " of its start, as in the oracle's run of the same start, but yours is " << sci(*shrink)
+        << " of it (allowed: within " << fixed(100 * tol, 0) << "%). ";
+    const int M = int(start.size());
+    std::size_t frozen = 0;
+    int first_frozen = -1;
+    for (int i = 1; i + 1 < M; ++i)
+        if (same_bits(run.end[i], run.start[i]) && frozen++ == 0) first_frozen = i;
+    const std::vector<double> one_step = oracle::integrate(start, run.r, 1);
+    if (frozen == std::size_t(M - 2))
+        out << "In fact the field is exactly the start: nothing moved. Does integrate run its " << steps
+            << " steps, swap the two buffers after each, and copy back the buffer that holds the last step (after "
+               "the swap, the one the next step would read)?";
+    else if (gpulab::relative_l2_error(run.end, one_step) < 1e-5)
+        out << "In fact the field after " << steps << " steps looks like the field after 1 step: every step "
+            << "started again from the initial field. Does your host loop swap the two buffers after each step "
+               "(std::swap(d_a, d_b)), so that the next step reads what this one wrote?";
+    else if (frozen * 100 >= std::size_t(M - 2))
+        out << frozen << " of the " << M - 2 << " interior cells (the first: cell " << first_frozen
+            << ") still hold their start value bit for bit, so the step never updated them. Does every thread "
+               "compute its own cell from blockIdx.x, blockDim.x and threadIdx.x, and does the grid cover all M - 2 "
+               "interior cells?";
+    else
+        out << "Check the number of steps integrate runs, the r it passes to the kernel, that each step reads "
+               "the previous step's result, and that the boundary kernel runs on the buffer the step just wrote.";
+    return out.str();
 }
 
 TEST(Stability, MaximumPrinciple) {
@@ -283,11 +378,15 @@ TEST(Stability, MaximumPrinciple) {
     const auto [lo, hi] = std::minmax_element(run.end.begin(), run.end.end(),
                                               [](float a, float b) { return a < b || std::isnan(b); });
     const double slack = section("stability").at("max_principle_slack");
-    gpulab::record_figure("range [" + fixed(*lo, 4) + ", " + fixed(*hi, 4) + "]",
-                          "within [" + fixed(*lo0, 4) + ", " + fixed(*hi0, 4) + "]");
+    double shrink = 0, expected_shrink = 0;
+    const std::string frozen = evolution_problem(run, &shrink, &expected_shrink);
+    gpulab::record_figure("range [" + fixed(*lo, 4) + ", " + fixed(*hi, 4) + "], spread x" + sci(shrink),
+                          "within [" + fixed(*lo0, 4) + ", " + fixed(*hi0, 4) + "], spread x" + sci(expected_shrink));
     const bool bounded = std::all_of(run.end.begin(), run.end.end(), [&](float v) {
         return std::isfinite(v) && v >= *lo0 - slack && v <= *hi0 + slack;
     });
+    GPULAB_EXPECT(frozen.empty()) << frozen << " (A field that does not change never leaves its range either, so "
+                                     "this test also checks that it changed as it should.)";
     GPULAB_EXPECT(bounded) << "After a long run at r = 1/2 the temperatures span [" << num(*lo) << ", " << num(*hi)
                          << "], outside the starting range [" << num(*lo0) << ", " << num(*hi0)
                          << "]. With r <= 1/2 every new value is a weighted average of old ones, so it can never "
@@ -303,7 +402,12 @@ TEST(Stability, ConservesHeat) {
     const double before = interior_heat(run.start), after = interior_heat(run.end);
     const double drift = std::fabs(after - before) / before;
     const double tol = section("stability").at("heat_rel_drift");
-    gpulab::record_figure("heat drift " + sci(drift), "<= " + sci(tol, 0));
+    double shrink = 0, expected_shrink = 0;
+    const std::string frozen = evolution_problem(run, &shrink, &expected_shrink);
+    gpulab::record_figure("heat drift " + sci(drift) + ", spread x" + sci(shrink),
+                          "<= " + sci(tol, 0) + ", spread x" + sci(expected_shrink));
+    GPULAB_EXPECT(frozen.empty()) << frozen << " (A field that does not change keeps its heat too, so this test "
+                                     "also checks that it changed as it should.)";
     GPULAB_EXPECT(drift <= tol) << "The total heat of the interior changed from " << num(before) << " to " << num(after)
                           << " (relative " << sci(drift) << "). An insulated rod keeps its heat: the flux "
                           << "through each end is zero when f[0] = f[1] and f[M-1] = f[M-2]. Check the boundary "
@@ -403,7 +507,9 @@ TEST(Speed, StepThroughput) {
     const gpulab::SpeedVerdict verdict = gpulab::judge_speed(
         [&] { student().launch_step(d_in.data(), d_student.data(), M, r); },
         [&] { reference().launch_step(d_in.data(), d_reference.data(), M, r); }, threshold,
-        spec.at("max_remeasures"), options);
+        spec.at("max_remeasures"), options, {d_student.data(), std::size_t(M) * sizeof(float)},
+        {d_reference.data(), std::size_t(M) * sizeof(float)});
+    GPULAB_ASSERT(verdict.unfaithful.empty()) << "launch_step could not be timed: " << verdict.unfaithful << ".";
     const double bytes = 8.0 * double(M - 2);  // one read and one write per interior cell, at least
     const double copy_gbs = gpulab::copy_bandwidth_gbs(std::size_t(M) * sizeof(float), options);
     const gpulab::Throughput throughput = gpulab::record_speed(verdict, bytes, copy_gbs);
@@ -423,7 +529,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, StepScope, testing::ValuesIn(sizes_of("step")),
                          [](const testing::TestParamInfo<int>& info) { return "M" + std::to_string(info.param); });
 INSTANTIATE_TEST_SUITE_P(Sizes, Boundary, testing::ValuesIn(sizes_of("boundary")),
                          [](const testing::TestParamInfo<int>& info) { return "M" + std::to_string(info.param); });
-INSTANTIATE_TEST_SUITE_P(Starts, Solve, testing::Values("gaussian", "random"),
+INSTANTIATE_TEST_SUITE_P(Starts, Solve, testing::ValuesIn(solve_case_names()),
                          [](const testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace

@@ -447,6 +447,15 @@ struct SolveCase {
     std::vector<double> start;
 };
 
+// The solve cases: every object in lab.json's "solve" section, by its name ("gaussian" is the
+// handout's start; the others start from random temperatures).
+std::vector<std::string> solve_case_names() {
+    std::vector<std::string> names;
+    for (const auto& [name, spec] : section("solve").items())
+        if (spec.is_object()) names.push_back(name);
+    return names;
+}
+
 SolveCase solve_case(const std::string& name) {
     const Json& spec = config_at(section("solve"), name);
     SolveCase c{name, {spec.at("nx").get<int>(), spec.at("ny").get<int>()}, spec.at("k"), 0, spec.at("tmax"), {}};
@@ -494,26 +503,63 @@ struct SolveParam {
 
 class Solve : public testing::TestWithParam<SolveParam> {};
 
+// A solve that stalled: its interior is the start's, or the start's after one step (a host loop that
+// never swaps its buffers runs every step from the start). "" when it is neither.
+std::string stalled_solve(const std::vector<float>& f, const SolveCase& c, double r) {
+    const std::vector<float> start = oracle::narrow(c.start);
+    const std::vector<float> inner = interior_of(f, c.g);
+    const std::vector<float> inner_start = interior_of(start, c.g);
+    if (std::equal(inner.begin(), inner.end(), inner_start.begin(), same_bits<float>))
+        return "  Your result is exactly the start: nothing moved. Does integrate copy back the buffer that holds "
+               "the last step?\n";
+    if (gpulab::relative_l2_error(inner, interior_of(oracle::integrate(oracle::widen(start), c.g, r, 1), c.g)) < 1e-5)
+        return "  Your result is the start after 1 step: every step started again from the initial field. Does "
+               "your host loop swap the two buffers after each step, so that the next step reads what this one "
+               "wrote?\n";
+    return "";
+}
+
 TEST_P(Solve, MatchesOracle) {
     GPULAB_REQUIRE_DEVICE();
     const SolveCase c = solve_case(GetParam().start);
     const int kernel = GetParam().kernel;
     std::vector<float> f = oracle::narrow(c.start);
-    const int steps = student().solve(f.data(), c.g.nx, c.g.ny, c.k, c.h, c.tmax, kernel);
-
     const int expected_steps = oracle::steps_to(c.k, c.h, c.tmax);
+    // tmax/dt_max is a whole number for some cases and not for others ("uneven"): there the step
+    // count must be rounded up (a smaller dt), never down (a dt above the stable limit).
+    const double exact_steps = c.tmax / (0.25 * c.h * c.h / c.k);
+    const double recovered = c.tmax / (c.tmax / expected_steps);  // what solve sees as tmax / dt
+    std::string uneven;
+    if (std::fabs(exact_steps - std::round(exact_steps)) > 1e-6) {
+        uneven = " Here tmax / (h^2 / 4k) = " + fixed(exact_steps, 2) + " is not a whole number, so n = ceil(" +
+                 fixed(exact_steps, 2) + ") = " + std::to_string(expected_steps) +
+                 " steps of dt = tmax / n (rounding n down would make dt larger than the stable limit).";
+        if (recovered < expected_steps)
+            uneven += " And tmax / dt comes out as " + std::to_string(expected_steps) + " - " +
+                      sci(expected_steps - recovered) + " in floating point: recover n with std::lround, not with "
+                      "a cast to int or floor, which drop a step.";
+    }
+    int steps = 0;
+    try {
+        steps = student().solve(f.data(), c.g.nx, c.g.ny, c.k, c.h, c.tmax, kernel);
+    } catch (const std::exception& e) {
+        FAIL() << "solve(" << c.g.nx << " x " << c.g.ny << " cells, k = " << c.k << ", h = " << c.h
+               << ", tmax = " << c.tmax << ", " << kernel_name(kernel) << ") threw: " << e.what() << "." << uneven;
+    }
+
     const double r = c.k * (c.tmax / expected_steps) / (c.h * c.h);
     const std::vector<double> expected = oracle::integrate(oracle::widen(oracle::narrow(c.start)), c.g, r, expected_steps);
     const double error = rel_l2_without_corners(f, expected, c.g);
     const double tol = section("solve").at("rel_l2_tol");
     gpulab::record_figure("rel L2 err " + sci(error), "<= " + sci(tol, 0));
     GPULAB_EXPECT(steps == expected_steps) << "solve returned " << steps << " steps; the handout's rule (the largest "
-                                           << "dt with r <= 1/4 that divides tmax) gives " << expected_steps << ".";
+                                           << "dt with r <= 1/4 that divides tmax) gives " << expected_steps << "."
+                                           << uneven;
     if (error > tol) {
         ADD_FAILURE() << "After solving to t = " << c.tmax << " with the " << kernel_name(kernel) << " kernel (" << c.g.nx
                       << " x " << c.g.ny << " cells, k = " << c.k << ", h = " << c.h << "), the relative L2 error is "
                       << sci(error) << " (allowed " << sci(tol, 0) << ").\n"
-                      << explain_solve(f, expected, c.g, tol);
+                      << explain_solve(f, expected, c.g, tol) << stalled_solve(f, c, r);
     }
 }
 
@@ -563,6 +609,8 @@ class Stability : public testing::TestWithParam<int> {};
 // A random start that already satisfies the insulated walls, run with the student's integrate.
 struct LongRun {
     Grid g;
+    int kernel = kNaiveKernel, steps = 0;
+    double r = 0;
     std::vector<float> start, end;
 };
 
@@ -572,10 +620,63 @@ LongRun long_run(int kernel) {
     const int steps = spec.at("steps");
     const double r = spec.at("r"), h = 1.0, k = 1.0;
     auto rng = gpulab::Rng::for_current_test();
-    LongRun run{g, random_insulated_field(rng, g), {}};
+    LongRun run{g, kernel, steps, r, random_insulated_field(rng, g), {}};
     run.end = run.start;
     student().integrate(run.end.data(), g.nx, g.ny, k, h, r * h * h / k, steps, kernel);
     return run;
+}
+
+// The variance of the interior cells about their mean: how uneven the temperatures are.
+double interior_spread(const std::vector<double>& f, const Grid& g) {
+    const std::vector<double> inner = interior_of(f, g);
+    const double mean = std::accumulate(inner.begin(), inner.end(), 0.0) / double(inner.size());
+    double sum = 0;
+    for (double v : inner) sum += (v - mean) * (v - mean);
+    return sum / double(inner.size());
+}
+
+// A run that froze keeps its range and its heat, so the maximum principle and the conservation of heat
+// alone pass it. So the long run must also have evolved as the oracle's run of the same start did: heat
+// evens out, and the spread of the temperatures (their variance) shrinks by the oracle's factor.
+// Returns "" when it did, else what went wrong, as precisely as the result allows.
+std::string evolution_problem(const LongRun& run, double* shrink, double* expected_shrink) {
+    const Grid& g = run.g;
+    const std::vector<double> start = oracle::widen(run.start);
+    const double spread0 = interior_spread(start, g);
+    *expected_shrink = interior_spread(oracle::integrate(start, g, run.r, run.steps), g) / spread0;
+    *shrink = interior_spread(oracle::widen(run.end), g) / spread0;
+    const double tol = section("stability").at("evolution_rel_tol");
+    if (!std::isfinite(*shrink) || std::fabs(*shrink / *expected_shrink - 1.0) <= tol) return "";  // NaN: said elsewhere
+    const std::string steps = std::to_string(run.steps);
+    std::ostringstream out;
+    out << "With the " << kernel_name(run.kernel) << " kernel the temperatures did not even out as they should: after "
+        << steps << " steps at r = " << fixed(run.r, 2) << " the spread of the interior (its variance) should have "
+        << "shrunk to " << sci(*expected_shrink) << " of its start, as in the oracle's run of the same start, but "
+        << "yours is " << sci(*shrink) << " of it (allowed: within " << fixed(100 * tol, 0) << "%). ";
+    const std::size_t cells = std::size_t(g.nx) * std::size_t(g.ny);
+    std::size_t frozen = 0;
+    std::string first_frozen;
+    for (int j = 1; j <= g.ny; ++j)
+        for (int i = 1; i <= g.nx; ++i)
+            if (same_bits(run.end[g.at(i, j)], run.start[g.at(i, j)]) && frozen++ == 0) first_frozen = cell_name(i, j);
+    const std::vector<double> one_step = interior_of(oracle::integrate(start, g, run.r, 1), g);
+    if (frozen == cells)
+        out << "In fact the interior is exactly the start: nothing moved. Does integrate run its " << steps
+            << " steps, swap the two buffers after each, and copy back the buffer that holds the last step (after "
+               "the swap, the one the next step would read)?";
+    else if (gpulab::relative_l2_error(interior_of(run.end, g), one_step) < 1e-5)
+        out << "In fact the field after " << steps << " steps looks like the field after 1 step: every step "
+            << "started again from the initial field. Does your host loop swap the two buffers after each step "
+               "(std::swap(d_a, d_b)), so that the next step reads what this one wrote?";
+    else if (frozen * 100 >= cells)
+        out << frozen << " of the " << cells << " interior cells (the first: cell " << first_frozen
+            << ") still hold their start value bit for bit, so the step never updated them. Does every thread "
+               "compute its own cell from blockIdx, blockDim and threadIdx, and does the grid cover the whole "
+               "interior in both directions?";
+    else
+        out << "Check the number of steps integrate runs, the r it passes to the kernel, that each step reads "
+               "the previous step's result, and that the boundary kernel runs on the buffer the step just wrote.";
+    return out.str();
 }
 
 TEST_P(Stability, MaximumPrinciple) {
@@ -586,8 +687,12 @@ TEST_P(Stability, MaximumPrinciple) {
     const auto [lo, hi] = std::minmax_element(end.begin(), end.end(),
                                               [](float a, float b) { return a < b || std::isnan(b); });
     const double slack = section("stability").at("max_principle_slack");
-    gpulab::record_figure("range [" + fixed(*lo, 4) + ", " + fixed(*hi, 4) + "]",
-                          "within [" + fixed(*lo0, 4) + ", " + fixed(*hi0, 4) + "]");
+    double shrink = 0, expected_shrink = 0;
+    const std::string frozen = evolution_problem(run, &shrink, &expected_shrink);
+    gpulab::record_figure("range [" + fixed(*lo, 4) + ", " + fixed(*hi, 4) + "], spread x" + sci(shrink),
+                          "within [" + fixed(*lo0, 4) + ", " + fixed(*hi0, 4) + "], spread x" + sci(expected_shrink));
+    GPULAB_EXPECT(frozen.empty()) << frozen << " (A field that does not change never leaves its range either, so "
+                                     "this test also checks that it changed as it should.)";
     const bool bounded = std::all_of(end.begin(), end.end(), [&](float v) {
         return std::isfinite(v) && v >= *lo0 - slack && v <= *hi0 + slack;
     });
@@ -606,7 +711,12 @@ TEST_P(Stability, ConservesHeat) {
     const double after = oracle::interior_sum(oracle::widen(run.end), run.g);
     const double drift = std::fabs(after - before) / before;
     const double tol = section("stability").at("heat_rel_drift");
-    gpulab::record_figure("heat drift " + sci(drift), "<= " + sci(tol, 0));
+    double shrink = 0, expected_shrink = 0;
+    const std::string frozen = evolution_problem(run, &shrink, &expected_shrink);
+    gpulab::record_figure("heat drift " + sci(drift) + ", spread x" + sci(shrink),
+                          "<= " + sci(tol, 0) + ", spread x" + sci(expected_shrink));
+    GPULAB_EXPECT(frozen.empty()) << frozen << " (A field that does not change keeps its heat too, so this test "
+                                     "also checks that it changed as it should.)";
     GPULAB_EXPECT(drift <= tol) << "With the " << kernel_name(GetParam()) << " kernel, the total heat of the interior "
                                 << "changed from " << num(before) << " to " << num(after) << " (relative " << sci(drift)
                                 << "). An insulated square keeps its heat: the flux through each wall is zero when "
@@ -828,7 +938,9 @@ void speed_test(int kernel) {
     const double threshold = spec.at("min_fraction_of_reference");
     const gpulab::SpeedVerdict verdict = gpulab::judge_speed(
         [&] { mine(d_in.data(), d_student.data(), N, N, r); },
-        [&] { theirs(d_in.data(), d_reference.data(), N, N, r); }, threshold, spec.at("max_remeasures"), options);
+        [&] { theirs(d_in.data(), d_reference.data(), N, N, r); }, threshold, spec.at("max_remeasures"), options,
+        {d_student.data(), g.cells() * sizeof(float)}, {d_reference.data(), g.cells() * sizeof(float)});
+    GPULAB_ASSERT(verdict.unfaithful.empty()) << call << " could not be timed: " << verdict.unfaithful << ".";
     const double bytes = 8.0 * double(N) * double(N);  // one read and one write per interior cell, at least
     const double copy_gbs = gpulab::copy_bandwidth_gbs(g.cells() * sizeof(float), options);
     const gpulab::Throughput throughput =
@@ -1002,9 +1114,14 @@ INSTANTIATE_TEST_SUITE_P(Sizes, StepScope, testing::ValuesIn(scope_cases()),
                          });
 INSTANTIATE_TEST_SUITE_P(Sizes, Boundary, testing::ValuesIn(grids_of(section("boundary").at("sizes"))),
                          [](const testing::TestParamInfo<Grid>& info) { return size_name(info.param); });
-INSTANTIATE_TEST_SUITE_P(Starts, Solve,
-                         testing::Values(SolveParam{"gaussian", kNaiveKernel}, SolveParam{"gaussian", kTiledKernel},
-                                         SolveParam{"random", kNaiveKernel}, SolveParam{"random", kTiledKernel}),
+std::vector<SolveParam> solve_params() {
+    std::vector<SolveParam> params;
+    for (const std::string& name : solve_case_names())
+        for (int kernel : {kNaiveKernel, kTiledKernel}) params.push_back({name, kernel});
+    return params;
+}
+
+INSTANTIATE_TEST_SUITE_P(Starts, Solve, testing::ValuesIn(solve_params()),
                          [](const testing::TestParamInfo<SolveParam>& info) {
                              return info.param.start + "_" + kernel_name(info.param.kernel);
                          });

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -78,6 +79,36 @@ StudentRun run_student(Kernel k, const Bytes& in, int w, int h, int c) {
     return run;
 }
 
+// The grid of the launch that covers the image (the one with the most blocks).
+void note_main_grid(const gpulab::LaunchRecorder& recorder, check::Rerun& run) {
+    std::size_t most = 0;
+    for (const gpulab::RecordedLaunch& l : recorder.launches())
+        if (std::size_t(l.grid.x) * l.grid.y * l.grid.z > most) {
+            most = std::size_t(l.grid.x) * l.grid.y * l.grid.z;
+            run.grid_x = l.grid.x, run.grid_y = l.grid.y;
+        }
+}
+
+// The kernel run again on fresh buffers, for the image check's second opinions (a second fill value,
+// a probe image). Records the launch where the recorder can (on a GPU): the grid gives the tile.
+check::RerunFn rerun_of(Kernel k, int c) {
+    return [k, c](const Bytes& input, int w, int h, std::uint8_t fill) {
+        GuardedDeviceArray<std::uint8_t> d_in(input.size()), d_out(input.size());
+        d_in.upload(input);
+        d_out.upload(Bytes(input.size(), fill));
+        check::Rerun run;
+        {
+            std::optional<gpulab::LaunchRecorder> recorder;
+            if (gpulab::launch_recording_supported()) recorder.emplace();
+            launch(student(), k, d_in.data(), d_out.data(), w, h, c);
+            gpulab::check_student_launch(call_text(k, w, h, c) + " (run again by the grader)");
+            if (recorder) note_main_grid(*recorder, run);
+        }
+        run.out = d_out.download();
+        return run;
+    };
+}
+
 // ---- Inputs ----------------------------------------------------------------------------------------
 
 // Random bytes in [lo, hi]. Inputs stay within 1..254: never 0 (a neighbour wrongly read as 0 shows)
@@ -114,14 +145,19 @@ Bytes framed_image(std::mt19937_64& engine, int w, int h, int c) {
 // A 1x1 image never changes, so it is taken as drawn. Tiny flat draws are rare (a 2x2 framed grey
 // image stays unchanged about once in 14 000), but redrawing makes them impossible, not rare:
 // deterministic for a given seed, never a flake.
+// Empty (a grader error, for the caller to report) when no such input turns up.
 template <typename Draw>
 Bytes changed_by_blur(Draw draw, int w, int h, int c) {
     for (int attempt = 0; attempt < 1000; ++attempt) {
         Bytes in = draw();
         if (std::size_t(w) * h < 2 || oracle::blur(in, w, h, c) != in) return in;
     }
-    throw std::runtime_error("grader error: cannot draw an input the blur visibly changes");
+    return {};
 }
+
+const char* const kNoVisibleChange =
+    "1000 random draws of this input were all left unchanged by the blur, so a kernel that copies its input "
+    "would pass: report this to the course staff with the seed";
 
 // The folder of the course photos: $GPULAB_DATA_DIR/images, else data/images of the repository the
 // lab's config lives in (labs/03-gaussian-blur/lab.json -> ../../data/images).
@@ -149,13 +185,29 @@ Loaded load(const fs::path& path, const std::string& advice) {
     } catch (const gpulab::ImageError& e) {
         loaded.error = e.what();
     }
-    if (!loaded.error.empty()) loaded.error += "\n" + advice;
+    if (!loaded.error.empty() && !advice.empty()) loaded.error += "\n" + advice;
     return loaded;
 }
 
-std::string course_photo_advice() {
-    return "The course photos belong in " + check::display_path(images_dir().string()) +
-           " (see data/README.md); `git checkout -- data/images` restores them.";
+// A course photo that cannot be used is the grader's fault, not the submission's: what is wrong with
+// the file, and how to get it back.
+std::string course_photo_fault(const fs::path& path, std::string problem) {
+    // load_image's message starts with the path; say it once, as the repository names it.
+    if (problem.rfind(path.string() + ": ", 0) == 0) problem.erase(0, path.string().size() + 2);
+    // "cannot be read as an image (<decoder's reason>); is it ...": the decoder's reason is the news.
+    const std::string undecodable = "cannot be read as an image (";
+    if (problem.rfind(undecodable, 0) == 0 && problem.find(')') != std::string::npos)
+        problem = "the image decoder says \"" +
+                  problem.substr(undecodable.size(), problem.find(')') - undecodable.size()) +
+                  "\": a truncated or damaged file?";
+    const char* data_dir = std::getenv("GPULAB_DATA_DIR");
+    if (data_dir && *data_dir)
+        return check::display_path(path.string()) + " cannot be read (" + problem + "). GPULAB_DATA_DIR points the " +
+               "grader at " + data_dir + ": copy the course's data/images/" + path.filename().string() +
+               " there, or unset GPULAB_DATA_DIR to use the repository's copy.";
+    const std::string in_repo = "data/images/" + path.filename().string();
+    return in_repo + " cannot be read (" + problem + "): restore it from git (git checkout " + in_repo +
+           ") and grade again.";
 }
 
 // The photo with an alpha channel added (a radial ramp, 40..240), to blur a real RGBA image.
@@ -184,13 +236,17 @@ void expect_exact_blur(Kernel k, const Bytes& in, int w, int h, int c, const std
     const StudentRun run = run_student(k, in, w, h, c);
     const Bytes expected = oracle::blur(in, w, h, c);
     // A kernel that copies its input must not pass: the blur has to change the image.
-    if (std::size_t(w) * h >= 2) GPULAB_ASSERT(expected != in) << "grader error: the blur leaves this input unchanged";
+    if (std::size_t(w) * h >= 2 && expected == in)
+        return gpulab::fail_as_grader_error("the blur leaves this " + image_text(kind, w, h, c) +
+                                            " unchanged, so a kernel that copies its input would pass: report this "
+                                            "to the course staff");
     check::ImageUnderTest im;
     im.what = launch_name(k) + " on a " + image_text(kind, w, h, c);
     im.width = w, im.height = h, im.channels = c;
     im.input = &in, im.actual = &run.out, im.expected = &expected;
     im.poison_is_certain = certain_poison;
     im.tiled = k == Kernel::tiled;
+    im.rerun = rerun_of(k, c);
     const check::ImageVerdict verdict = check::check_image(im, check::current_test_stem());
     gpulab::record_figure(verdict.ok ? "exact" : verdict.figure, "exact match");
     GPULAB_EXPECT(verdict.ok) << verdict.explanation;
@@ -245,6 +301,7 @@ class Tiled : public testing::TestWithParam<ImageSize> {};
 void random_image_test(Kernel k, const ImageSize& s) {
     auto engine = engine_for_current_test();
     const Bytes in = changed_by_blur([&] { return random_bytes(engine, std::size_t(s.w) * s.h * s.c); }, s.w, s.h, s.c);
+    if (in.empty()) return gpulab::fail_as_grader_error(kNoVisibleChange);
     expect_exact_blur(k, in, s.w, s.h, s.c, "random", true);
 }
 
@@ -267,6 +324,7 @@ TEST_P(Borders, ClampToEdge) {
     const auto [k, s] = GetParam();
     auto engine = engine_for_current_test();
     const Bytes in = changed_by_blur([&] { return framed_image(engine, s.w, s.h, s.c); }, s.w, s.h, s.c);
+    if (in.empty()) return gpulab::fail_as_grader_error(kNoVisibleChange);
     expect_exact_blur(k, in, s.w, s.h, s.c, "framed (bright edge ring, dark second ring)", true);
 }
 
@@ -281,15 +339,20 @@ TEST_P(Scope, WritesOnlyTheOutput) {
     const Bytes in = random_bytes(engine, std::size_t(s.w) * s.h * s.c);
     const StudentRun run = run_student(k, in, s.w, s.h, s.c);
     const std::string call = call_text(k, s.w, s.h, s.c);
-    const auto unwritten = std::count(run.out.begin(), run.out.end(), std::uint8_t(255));
+    // A 255 is the grader's fill or a value the kernel computed: a second run, on an output filled with
+    // another value, tells them apart (only a byte never written keeps the fill both times).
+    std::size_t unwritten = std::size_t(std::count(run.out.begin(), run.out.end(), std::uint8_t(255)));
+    if (unwritten) {
+        const Bytes again = rerun_of(k, s.c)(in, s.w, s.h, check::kSecondFill).out;
+        unwritten = 0;
+        for (std::size_t i = 0; i < run.out.size(); ++i) unwritten += run.out[i] == 255 && again[i] == check::kSecondFill;
+    }
     if (unwritten)
-        gpulab::record_figure(std::to_string(unwritten) + " of " + std::to_string(run.out.size()) + " values at 255",
+        gpulab::record_figure(std::to_string(unwritten) + " of " + std::to_string(run.out.size()) + " values unwritten",
                               "nothing else written");
-    GPULAB_ASSERT(unwritten == 0) << call << " left " << unwritten << " of the " << run.out.size()
-                                  << " output values at 255, the grader's fill (with inputs in 1..254 no right "
-                                     "answer is 255, so they were never written"
-                                  << (k == Kernel::tiled ? ", or computed from __shared__ memory nobody wrote" : "")
-                                  << "). This test checks what else the kernel touches, so it can only pass once the "
+    GPULAB_ASSERT(unwritten == 0) << call << " never wrote " << unwritten << " of the " << run.out.size()
+                                  << " output values (they kept the grader's fill in two runs with different fills). "
+                                     "This test checks what else the kernel touches, so it can only pass once the "
                                      "kernel writes the whole output image.";
     GPULAB_EXPECT(run.input_unchanged) << call << " changed its INPUT image. Read only `in`, write only `out`: "
                                           "a blur in place would read neighbours that other threads have already "
@@ -329,8 +392,8 @@ TEST_P(Photos, MatchOracle) {
     GPULAB_REQUIRE_DEVICE();
     const PhotoCase& p = GetParam();
     const fs::path path = images_dir() / p.file;
-    Loaded loaded = load(path, course_photo_advice());
-    GPULAB_ASSERT(loaded.error.empty()) << "Cannot use a course photo: " << loaded.error;
+    Loaded loaded = load(path, "");
+    if (!loaded.error.empty()) return gpulab::fail_as_grader_error(course_photo_fault(path, loaded.error));
     if (p.alpha) loaded.image = with_alpha(loaded.image);
     const gpulab::Image& photo = loaded.image;
     const std::string kind = "photo (" + p.file + (p.alpha ? " with an alpha channel added" : "") + "),";
@@ -346,9 +409,9 @@ TEST(BlurImage, BeforeAndAfter) {
     const fs::path path = own ? fs::path(mine) : images_dir() / section("blur_image").at("photo").get<std::string>();
     const Loaded loaded = load(path, own ? "GPULAB_PHOTO names this file. Point it at a PNG or JPEG with 1, 3 or 4 "
                                            "channels, or unset it to blur the course photo."
-                                         : course_photo_advice());
-    GPULAB_ASSERT(loaded.error.empty()) << "Cannot blur " << (own ? "your photo (GPULAB_PHOTO)" : "the course photo")
-                                        << ": " << loaded.error;
+                                         : "");
+    if (!loaded.error.empty() && !own) return gpulab::fail_as_grader_error(course_photo_fault(path, loaded.error));
+    GPULAB_ASSERT(loaded.error.empty()) << "Cannot blur your photo (GPULAB_PHOTO): " << loaded.error;
     const gpulab::Image& photo = loaded.image;
     gpulab::Image after{photo.width, photo.height, photo.channels, Bytes(photo.size(), 255)};
     student().blur_image(photo.pixels.data(), after.pixels.data(), photo.width, photo.height, photo.channels);
@@ -361,6 +424,16 @@ TEST(BlurImage, BeforeAndAfter) {
     im.input = &photo.pixels, im.actual = &after.pixels, im.expected = &expected;
     im.poison_is_certain = false;
     im.tiled = true;
+    // blur_image run again, on host buffers the grader fills (it launches the tiled kernel inside).
+    im.rerun = [c = photo.channels](const Bytes& input, int w, int h, std::uint8_t fill) {
+        check::Rerun run;
+        run.out.assign(input.size(), fill);
+        std::optional<gpulab::LaunchRecorder> recorder;
+        if (gpulab::launch_recording_supported()) recorder.emplace();
+        student().blur_image(input.data(), run.out.data(), w, h, c);
+        if (recorder) note_main_grid(*recorder, run);
+        return run;
+    };
     const check::ImageVerdict verdict = check::check_image(im, check::current_test_stem());
     if (!verdict.ok) {
         gpulab::record_figure(verdict.figure, "exact match");
@@ -552,7 +625,9 @@ void speed_test(Kernel k) {
     const gpulab::SpeedVerdict verdict = gpulab::judge_speed(
         [&] { launch(student(), k, d_in.data(), d_student.data(), w, h, c); },
         [&] { launch(reference(), k, d_in.data(), d_reference.data(), w, h, c); }, threshold,
-        spec.at("max_remeasures"), options);
+        spec.at("max_remeasures"), options, {d_student.data(), in.size()}, {d_reference.data(), in.size()});
+    GPULAB_ASSERT(verdict.unfaithful.empty())
+        << "Your " << kernel_name(k) << " kernel could not be timed: " << verdict.unfaithful << ".";
     const double bytes = 2.0 * double(in.size());  // every byte read once and written once, at least
     const double copy_gbs = gpulab::copy_bandwidth_gbs(in.size(), options);
     const gpulab::Throughput throughput = gpulab::record_speed(verdict, bytes, copy_gbs, std::string("ref ") + kernel_name(k));

@@ -42,4 +42,19 @@ ChosenDtCheck check_chosen_dt(const Json& cases, const std::string& spacing, dou
     return check;
 }
 
+std::string uneven_step_count_hint(double tmax, double exact_steps, int expected_steps, const std::string& limit) {
+    // tmax/dt_max is a whole number for some cases and not for others ("uneven"): there the step
+    // count must be rounded up (a smaller dt), never down (a dt above the stable limit).
+    if (std::fabs(exact_steps - std::round(exact_steps)) <= 1e-6) return "";
+    std::string hint = " Here tmax / (" + limit + ") = " + fixed(exact_steps, 2) + " is not a whole number, so n = ceil(" +
+                       fixed(exact_steps, 2) + ") = " + std::to_string(expected_steps) +
+                       " steps of dt = tmax / n (rounding n down would make dt larger than the stable limit).";
+    const double recovered = tmax / (tmax / expected_steps);  // what solve sees as tmax / dt
+    if (recovered < expected_steps) {
+        hint += " And tmax / dt comes out as " + std::to_string(expected_steps) + " - " + sci(expected_steps - recovered) +
+                " in floating point: recover n with std::lround, not with a cast to int or floor, which drop a step.";
+    }
+    return hint;
+}
+
 }  // namespace gpulab

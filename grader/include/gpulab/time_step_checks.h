@@ -23,4 +23,9 @@ ChosenDtCheck check_chosen_dt(const Json& cases, const std::string& spacing, dou
                               const std::function<double(double, double, double)>& choose_dt,
                               const std::function<std::string(double)>& hint = {});
 
+// For a solve whose tmax is not a whole number of the largest stable steps (`exact_steps` of them),
+// what the step count must be and why; "" when it is whole. `limit` names the stable step for the
+// student, e.g. "dx^2 / 2k".
+std::string uneven_step_count_hint(double tmax, double exact_steps, int expected_steps, const std::string& limit);
+
 }  // namespace gpulab

@@ -226,19 +226,7 @@ TEST_P(Solve, MatchesOracle) {
     std::vector<float> f(c.start.begin(), c.start.end());
     const int expected_steps = oracle::steps_to(c.k, c.dx, c.tmax);
     const double exact_steps = c.tmax / (0.5 * c.dx * c.dx / c.k);
-    // tmax/dt_max is a whole number for some cases and not for others ("uneven"): there the step
-    // count must be rounded up (a smaller dt), never down (a dt above the stable limit).
-    const double recovered = c.tmax / (c.tmax / expected_steps);  // what solve sees as tmax / dt
-    std::string uneven;
-    if (std::fabs(exact_steps - std::round(exact_steps)) > 1e-6) {
-        uneven = " Here tmax / (dx^2 / 2k) = " + fixed(exact_steps, 2) + " is not a whole number, so n = ceil(" +
-                 fixed(exact_steps, 2) + ") = " + std::to_string(expected_steps) +
-                 " steps of dt = tmax / n (rounding n down would make dt larger than the stable limit).";
-        if (recovered < expected_steps)
-            uneven += " And tmax / dt comes out as " + std::to_string(expected_steps) + " - " +
-                      sci(expected_steps - recovered) + " in floating point: recover n with std::lround, not with "
-                      "a cast to int or floor, which drop a step.";
-    }
+    const std::string uneven = gpulab::uneven_step_count_hint(c.tmax, exact_steps, expected_steps, "dx^2 / 2k");
     int steps = 0;
     try {
         steps = student().solve(f.data(), c.M, c.k, c.dx, c.tmax);

@@ -525,20 +525,8 @@ TEST_P(Solve, MatchesOracle) {
     const int kernel = GetParam().kernel;
     std::vector<float> f = oracle::narrow(c.start);
     const int expected_steps = oracle::steps_to(c.k, c.h, c.tmax);
-    // tmax/dt_max is a whole number for some cases and not for others ("uneven"): there the step
-    // count must be rounded up (a smaller dt), never down (a dt above the stable limit).
     const double exact_steps = c.tmax / (0.25 * c.h * c.h / c.k);
-    const double recovered = c.tmax / (c.tmax / expected_steps);  // what solve sees as tmax / dt
-    std::string uneven;
-    if (std::fabs(exact_steps - std::round(exact_steps)) > 1e-6) {
-        uneven = " Here tmax / (h^2 / 4k) = " + fixed(exact_steps, 2) + " is not a whole number, so n = ceil(" +
-                 fixed(exact_steps, 2) + ") = " + std::to_string(expected_steps) +
-                 " steps of dt = tmax / n (rounding n down would make dt larger than the stable limit).";
-        if (recovered < expected_steps)
-            uneven += " And tmax / dt comes out as " + std::to_string(expected_steps) + " - " +
-                      sci(expected_steps - recovered) + " in floating point: recover n with std::lround, not with "
-                      "a cast to int or floor, which drop a step.";
-    }
+    const std::string uneven = gpulab::uneven_step_count_hint(c.tmax, exact_steps, expected_steps, "h^2 / 4k");
     int steps = 0;
     try {
         steps = student().solve(f.data(), c.g.nx, c.g.ny, c.k, c.h, c.tmax, kernel);

@@ -8,6 +8,7 @@
 #include <fnmatch.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -187,21 +188,14 @@ CallCheck check_solution_calls(const std::vector<std::string>& objects, const st
     const std::vector<std::string> imports = imported_symbols(objects, &check.error);
     if (!check.error.empty()) return check;
 
-    std::map<std::string, FunctionCode> code;
-    bool disassembled = false;
-    std::set<std::string> seen;
-    for (const std::string& name : imports) {
+    const std::map<std::string, FunctionCode> code = disassemble(objects, &check.error);
+    if (!check.error.empty()) return check;
+    const bool only_stubs_call_exit = std::none_of(code.begin(), code.end(), [](const auto& function) {
+        return function.second.calls_exit && !is_device_function_stub(function.second);
+    });
+    for (const std::string& name : imports) {  // each once: imported_symbols came from a set
         const std::string plain = demangle(name);
-        if (!seen.insert(plain).second) continue;
-        if (name == "exit") {
-            if (!disassembled) code = disassemble(objects, &check.error), disassembled = true;
-            if (!check.error.empty()) return check;
-            std::string caller;
-            for (const auto& [function, f] : code)
-                if (f.calls_exit && !is_device_function_stub(f) && function.find("@plt") == std::string::npos)
-                    caller = demangle(function);
-            if (caller.empty()) continue;  // only nvcc's own stubs call it
-        }
+        if (name == "exit" && only_stubs_call_exit) continue;
         const Json* refusing = nullptr;
         for (const Json& rule : policy.at("refused"))
             if (matches_any(rule.at("calls"), name, plain) &&
@@ -228,8 +222,6 @@ CallCheck check_solution_calls(const std::vector<std::string>& objects, const st
         check.refused.push_back(r);
     }
 
-    if (!disassembled) code = disassemble(objects, &check.error);
-    if (!check.error.empty()) return check;
     for (const auto& [function, f] : code)
         if (!f.system_call.empty())
             check.refused.push_back({"the instruction \"" + f.system_call + "\" (in " + demangle(function) + ")",

@@ -78,6 +78,9 @@ std::string refused_calls(const Solution& solution, const Build& build, const Js
     return check.passed() ? "" : check.describe();
 }
 
+// What the GPU part reports for a test the CPU part runs; its outcome is replaced by the CPU part's.
+const char* const kRunInCpuMode = "run in CPU execution mode";
+
 // Runs the part of the lab a session covers and merges its outcomes into `into`.
 void run_part(const SessionSpec& spec, SessionResult& into) {
     SessionResult part = run_session(spec);
@@ -143,7 +146,7 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
                 spec.left_out[id] = "not run: timing left out (--no-timing)";
         if (mode == request.mode) {
             for (const std::string& id : cpu_only)
-                spec.left_out[id] = cpu_part ? "run in CPU execution mode" : "needs CPU execution mode, not built here";
+                spec.left_out[id] = cpu_part ? kRunInCpuMode : "needs CPU execution mode, not built here";
         } else {
             spec.only_ids = cpu_only;
         }
@@ -151,7 +154,7 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
     }
     // The CPU part's outcomes stand in for the placeholders the GPU part left for the same tests.
     std::erase_if(session.tests, [&](const TestOutcome& t) {
-        return cpu_part && cpu_only.count(t.id) && t.properties.value("not_run_because", "") == "run in CPU execution mode";
+        return cpu_part && cpu_only.count(t.id) && t.properties.value("not_run_because", "") == kRunInCpuMode;
     });
     if (!session.tampering.empty())
         return {score_voided(config, "tampered", "The results of this run were tampered with: " + session.tampering +

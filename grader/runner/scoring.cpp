@@ -152,33 +152,35 @@ LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
     return lab;
 }
 
-LabScore score_voided(const nlohmann::json& config, const std::string& voided, const std::string& reason) {
+namespace {
+
+// Every test listed with its points lost and one verdict: for a lab none of whose tests could count.
+LabScore all_points_lost(const nlohmann::json& config, const std::string& verdict) {
     LabScore lab;
     lab.lab = config.at("lab");
     lab.title = config.value("title", lab.lab);
-    lab.voided = voided;
-    lab.void_reason = reason;
     for (const nlohmann::json& test : config.at("tests")) {
         IdScore s = empty_score(test);
-        s.verdict = voided;
+        s.verdict = verdict;
         lab.max_points += s.max_points;
         lab.ids.push_back(s);
     }
     return lab;
 }
 
+}  // namespace
+
+LabScore score_voided(const nlohmann::json& config, const std::string& voided, const std::string& reason) {
+    LabScore lab = all_points_lost(config, voided);
+    lab.voided = voided;
+    lab.void_reason = reason;
+    return lab;
+}
+
 LabScore score_uncompiled(const nlohmann::json& config, const std::string& errors) {
-    LabScore lab;
-    lab.lab = config.at("lab");
-    lab.title = config.value("title", lab.lab);
+    LabScore lab = all_points_lost(config, "not compiled");
     lab.compiled = false;
     lab.build_errors = errors;
-    for (const nlohmann::json& test : config.at("tests")) {
-        IdScore s = empty_score(test);
-        s.verdict = "not compiled";
-        lab.max_points += s.max_points;
-        lab.ids.push_back(s);
-    }
     return lab;
 }
 

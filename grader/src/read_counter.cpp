@@ -36,4 +36,11 @@ ReadCount count_device_reads(const void* begin, std::size_t bytes, const std::fu
     return result;
 }
 
+TileUse classify_tile_use(double reads_per_output, double naive) {
+    const double slack = 0.01 * naive;  // a few halo reads either way
+    if (reads_per_output > naive + slack) return TileUse::beyond_naive;
+    if (reads_per_output >= naive - slack) return TileUse::like_naive;
+    return TileUse::partly_from_global;
+}
+
 }  // namespace gpulab

@@ -31,6 +31,13 @@ bool read_counting_available(std::string* why = nullptr);
 // by the kernels it launches. A vector load counts once. Exceptions from work() propagate.
 ReadCount count_device_reads(const void* begin, std::size_t bytes, const std::function<void()>& work);
 
+// How a tiled kernel's reads per output compare with the naive stencil's `naive` (its number of
+// neighbours): about as many (the naive kernel in the tiled slot), more (a tile copied, then the
+// neighbours read from global memory anyway: a spoofed tile), or fewer but still too many (some
+// neighbours from global memory, or a very small tile). Each lab words the advice for its stencil.
+enum class TileUse { like_naive, beyond_naive, partly_from_global };
+TileUse classify_tile_use(double reads_per_output, double naive);
+
 }  // namespace gpulab
 
 #define GPULAB_REQUIRE_READ_COUNTER()                                                  \

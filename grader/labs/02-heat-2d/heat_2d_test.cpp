@@ -871,10 +871,11 @@ TEST(Technique, ComputesFromSharedTile) {
     }
     gpulab::record_figure(figure + " (naive: 5)", "<= " + fixed(bound, 1) + " global reads of in per cell");
     std::ostringstream why;
-    if (worst >= 4.95 && worst <= 5.05)
+    const gpulab::TileUse use = gpulab::classify_tile_use(worst, 5);
+    if (use == gpulab::TileUse::like_naive)
         why << "That is as often as the naive stencil, which reads the cell and its four neighbours from global "
                "memory: does launch_step_tiled launch ftcs_tiled, and does ftcs_tiled compute from its tile?";
-    else if (worst > 5.05)
+    else if (use == gpulab::TileUse::beyond_naive)
         why << "That is more than the naive stencil's 5: your kernel copies a tile into shared memory but still reads "
                "its neighbours from global memory. Compute from the tile: after __syncthreads() every value the "
                "stencil needs (the cell and its four neighbours) comes from the __shared__ array.";

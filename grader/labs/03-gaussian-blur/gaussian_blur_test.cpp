@@ -570,10 +570,11 @@ TEST(Technique, ComputesFromSharedTile) {
     }
     gpulab::record_figure(figure + " (naive: 9)", "<= " + fixed(bound, 1) + " global reads of the input per byte");
     std::ostringstream why;
-    if (worst >= 8.9 && worst <= 9.1)
+    const gpulab::TileUse use = gpulab::classify_tile_use(worst, 9);
+    if (use == gpulab::TileUse::like_naive)
         why << "That is as often as the naive kernel, which reads all 9 neighbours of every pixel from global memory: "
                "does launch_blur_tiled launch the tiled kernel, and does that kernel compute from its tile?";
-    else if (worst > 9.1)
+    else if (use == gpulab::TileUse::beyond_naive)
         why << "That is more than the naive kernel's 9: your kernel copies a tile into shared memory but still reads "
                "its neighbours from global memory. Compute from the tile: after __syncthreads() all 9 values of the "
                "3x3 neighbourhood come from the __shared__ array.";

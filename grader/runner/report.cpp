@@ -66,7 +66,7 @@ void print_lab(std::ostream& out, const LabScore& lab, bool color) {
             << fit(s.verdict, 17) << reset << fit(s.measured, 52) << s.threshold << "\n";
     }
     out << "  " << fit("total", 36) << points_text(lab.points, lab.max_points);
-    if (lab.points_not_run > 0) out << "   (" << points_text(lab.points_not_run, lab.max_points) << " not run: they need a real GPU)";
+    if (lab.points_not_run > 0) out << "   (" << points_text(lab.points_not_run, lab.max_points) << " not run: the measured column says why)";
     out << "\n";
     if (!lab.artifacts.empty()) {
         out << "\n  Files to open (" << lab.artifacts.size() << "):\n";

@@ -106,7 +106,13 @@ LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
         const int ran = s.total - s.skipped;
         if (ran == 0) {
             s.verdict = "not run";
-            s.measured = shown->properties.value("not_run_because", std::string("needs a real GPU"));
+            // Why it did not run: what the runner left out, else the test's own skip message.
+            s.measured = shown->properties.value("not_run_because", std::string());
+            if (s.measured.empty() && !shown->messages.empty()) {
+                s.measured = student_facing(shown->messages).front();
+                s.measured = s.measured.substr(0, s.measured.find('\n'));
+            }
+            if (s.measured.empty()) s.measured = "not run";
             lab.points_not_run += s.max_points;
         } else {
             // lab.json's "credit" per test: "all_or_nothing" (the default: a kernel that is wrong at one

@@ -8,6 +8,10 @@
 #                                  still score full marks
 #   grader/labs/<lab>/cheats/*.json the red-team corpus: an edit of the starter or the reference that tries
 #                                  to fool the grader, and the verdict it must get instead
+#   labs/common/                   headers several labs' interfaces include (e.g. the 3D stencil's grid)
+#   grader/shared/<name>/          grader code several labs share, for a lab.json that says
+#                                  "grader_shared": "<name>" (one oracle and one set of checks for the
+#                                  three 3D stencil labs); its *.cpp become one library per mode
 #
 # It writes <build>/gpulab-labs/<lab>.json, which tells gpulab-grade where everything is, and
 # registers the lab's self-checks with ctest.
@@ -20,11 +24,15 @@ endif()
 
 # One solution (starter, reference, a planted bug) as shared libraries: one compiled by nvcc for the
 # GPU, one through CPU execution mode; whichever this machine can build.
-function(_gpulab_add_solution lab name source_dir sources expect)
+function(_gpulab_add_solution lab name source_dir sources expect shared)
     string(REPLACE "/" "-" suffix "${name}")
     set(entry "\"sources_dir\": \"${source_dir}\"")
     list(TRANSFORM sources PREPEND "${source_dir}/")
-    set(includes ${PROJECT_SOURCE_DIR}/labs/${lab} ${PROJECT_SOURCE_DIR}/grader/include ${PROJECT_SOURCE_DIR}/grader/labs/${lab})
+    set(includes ${PROJECT_SOURCE_DIR}/labs/${lab} ${PROJECT_SOURCE_DIR}/labs/common ${PROJECT_SOURCE_DIR}/grader/include
+                 ${PROJECT_SOURCE_DIR}/grader/labs/${lab})
+    if(shared)
+        list(APPEND includes ${PROJECT_SOURCE_DIR}/grader/shared/${shared})
+    endif()
     set(export ${PROJECT_SOURCE_DIR}/grader/labs/${lab}/api_export.cpp)
     string(APPEND entry ", \"expect\": \"${expect}\"")
     # A planted bug may be a file that does not compile: it stays out of the default build, and the
@@ -77,14 +85,26 @@ function(_gpulab_add_solution lab name source_dir sources expect)
 endfunction()
 
 # The lab's grader binary for one way of running kernels.
-function(_gpulab_add_grader lab mode harness)
+function(_gpulab_add_grader lab mode harness shared)
     set(grader_dir ${PROJECT_SOURCE_DIR}/grader/labs/${lab})
     file(GLOB grader_sources CONFIGURE_DEPENDS ${grader_dir}/*.cpp)
     list(FILTER grader_sources EXCLUDE REGEX "api_export\\.cpp$")
     set(target grade-${lab}-${mode})
     add_executable(${target} ${grader_sources} ${PROJECT_SOURCE_DIR}/grader/src/grader_main.cpp)
-    target_include_directories(${target} PRIVATE ${grader_dir})
+    target_include_directories(${target} PRIVATE ${grader_dir} ${PROJECT_SOURCE_DIR}/labs/common)
     target_link_libraries(${target} PRIVATE ${harness})
+    if(shared)
+        # Grader code several labs share: built once per mode, linked by each of those labs' graders.
+        set(shared_target gpulab-shared-${shared}-${mode})
+        if(NOT TARGET ${shared_target})
+            file(GLOB shared_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/grader/shared/${shared}/*.cpp)
+            add_library(${shared_target} STATIC ${shared_sources})
+            target_include_directories(${shared_target} PUBLIC ${PROJECT_SOURCE_DIR}/grader/shared/${shared}
+                                                               ${PROJECT_SOURCE_DIR}/labs/common)
+            target_link_libraries(${shared_target} PUBLIC ${harness})
+        endif()
+        target_link_libraries(${target} PRIVATE ${shared_target})
+    endif()
     target_compile_definitions(${target} PRIVATE GPULAB_LAB_CONFIG_PATH="${PROJECT_SOURCE_DIR}/labs/${lab}/lab.json")
     if(mode STREQUAL "gpu")
         # Exports the launch recorder's launch entry points to the solution libraries it loads, and
@@ -146,10 +166,15 @@ function(gpulab_add_lab lab)
         list(APPEND sources ${source})
     endforeach()
 
+    string(JSON shared ERROR_VARIABLE no_shared GET "${config_text}" grader_shared)
+    if(no_shared)
+        set(shared "")
+    endif()
+
     set(_gpulab_solutions "")
     set(_gpulab_separator "")
-    _gpulab_add_solution(${lab} starter ${PROJECT_SOURCE_DIR}/starter/${lab} "${sources}" "")
-    _gpulab_add_solution(${lab} reference ${PROJECT_SOURCE_DIR}/reference/${lab} "${sources}" "")
+    _gpulab_add_solution(${lab} starter ${PROJECT_SOURCE_DIR}/starter/${lab} "${sources}" "" "${shared}")
+    _gpulab_add_solution(${lab} reference ${PROJECT_SOURCE_DIR}/reference/${lab} "${sources}" "" "${shared}")
 
     # Planted bugs, correct variants and cheats: each an edited copy of the reference (or starter).
     set(variants "")
@@ -159,18 +184,18 @@ function(gpulab_add_lab lab)
             get_filename_component(variant ${spec} NAME_WE)
             set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/${lab}/${kind}/${variant})
             _gpulab_plant_bug(${spec} ${PROJECT_SOURCE_DIR}/reference/${lab} "${sources}" ${out_dir})
-            _gpulab_add_solution(${lab} ${kind}/${variant} ${out_dir} "${sources}" ${spec})
+            _gpulab_add_solution(${lab} ${kind}/${variant} ${out_dir} "${sources}" ${spec} "${shared}")
             list(APPEND variants ${kind}/${variant})
         endforeach()
     endforeach()
 
     set(graders "")
     if(GPULAB_HAVE_CUDA)
-        _gpulab_add_grader(${lab} gpu gpulab_grader)
+        _gpulab_add_grader(${lab} gpu gpulab_grader "${shared}")
         string(APPEND graders "\"gpu\": \"$<TARGET_FILE:grade-${lab}-gpu>\"")
     endif()
     if(GPULAB_CPU_EXECUTION)
-        _gpulab_add_grader(${lab} cpu gpulab_grader_cpu)
+        _gpulab_add_grader(${lab} cpu gpulab_grader_cpu "${shared}")
         if(graders)
             string(APPEND graders ", ")
         endif()

@@ -93,6 +93,28 @@ void run_part(const SessionSpec& spec, SessionResult& into) {
 
 }  // namespace
 
+// The reference libraries of the labs lab.json names as "companions" (a report times their kernels beside
+// this lab's), built if asked; a companion this build lacks is left out, and the report says so.
+std::map<std::string, std::string> companion_references(const GradeRequest& request, const Json& config,
+                                                        const std::string& mode) {
+    std::map<std::string, std::string> found;
+    if (!request.all_labs) return found;
+    for (const std::string& lab : config.value("companions", std::vector<std::string>{})) {
+        for (const LabManifest& other : *request.all_labs) {
+            if (other.lab != lab || !other.solutions.count("reference")) continue;
+            const auto build = other.solutions.at("reference").builds.find(mode);
+            if (build == other.solutions.at("reference").builds.end()) continue;
+            std::string ignored;
+            if (request.build &&
+                !build_target(request.build_dir, build->second.target,
+                              fs::path(request.out_dir) / ("build-companion-" + lab + ".log"), &ignored))
+                continue;
+            if (fs::exists(build->second.library)) found[lab] = build->second.library;
+        }
+    }
+    return found;
+}
+
 LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
     const Json config = load_json_file(manifest.config);
     const auto solution = manifest.solutions.find(request.solution);
@@ -135,10 +157,11 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
     }
 
     std::cout << "[gpulab] " << manifest.lab << ": running the tests (each in its own process) ..." << std::endl;
+    const auto companions = [&](const std::string& mode) { return companion_references(request, config, mode); };
     SessionResult session;
     for (const std::string& mode : modes) {
         SessionSpec spec{manifest.graders.at(mode), manifest.config, solution->second.builds.at(mode).library,
-                         manifest.solutions.at("reference").builds.at(mode).library,
+                         manifest.solutions.at("reference").builds.at(mode).library, companions(mode),
                          (mode == request.mode ? work : work / mode).string(), request.seed, request.filter};
         spec.test_timeout_s = solution->second.test_timeout_s;
         if (!request.timing)

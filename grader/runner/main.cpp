@@ -41,6 +41,7 @@ struct Options {
     bool no_build = false;
     bool no_timing = false;
     bool color = isatty(STDOUT_FILENO);
+    std::vector<LabManifest> all_labs;  // every lab built, whatever --lab picks
 };
 
 bool has_mode(const std::vector<LabManifest>& labs, const char* mode) {
@@ -66,8 +67,8 @@ std::string choose_mode(const std::string& asked, const std::vector<LabManifest>
 
 GradeRequest request_for(const Options& options, const LabManifest& lab, const std::string& mode,
                          const fs::path& out) {
-    return {options.build_dir, options.solution, mode, (out / lab.lab).string(), options.seed, options.filter,
-            !options.no_build, !options.no_timing};
+    return {options.build_dir, options.solution,   mode, (out / lab.lab).string(), options.seed, options.filter,
+            !options.no_build,  !options.no_timing, &options.all_labs};
 }
 
 void write_summary(const GradeRun& run, const fs::path& out) {
@@ -152,6 +153,7 @@ int main(int argc, char** argv) {
 
     try {
         std::vector<LabManifest> labs = load_manifests(options.build_dir);
+        options.all_labs = labs;
         if (!options.labs.empty()) {
             std::erase_if(labs, [&](const LabManifest& m) {
                 return std::find(options.labs.begin(), options.labs.end(), m.lab) == options.labs.end();

@@ -113,7 +113,8 @@ SessionResult run_session(const SessionSpec& spec) {
         if (::pipe2(handshake, O_CLOEXEC) != 0 || ::pipe2(results, O_CLOEXEC) != 0)
             throw std::runtime_error("cannot create the grader's pipes");
         constexpr int kHandshakeFd = 3, kResultFd = 4;
-        GraderHandshake hello{random_channel_key(), kResultFd, spec.student_library, spec.reference_library};
+        GraderHandshake hello{random_channel_key(), kResultFd, spec.student_library, spec.reference_library,
+                              spec.companion_references};
         const std::string hello_text = hello.to_json();
         // Far below a pipe's capacity: written in full before the child starts reading.
         [[maybe_unused]] const auto sent = ::write(handshake[1], hello_text.data(), hello_text.size());

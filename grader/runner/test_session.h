@@ -38,6 +38,7 @@ struct SessionSpec {
     std::string config;            // its lab.json
     std::string student_library;   // handed to the grader on its handshake pipe
     std::string reference_library;
+    std::map<std::string, std::string> companion_references;  // other labs' references, by lab (lab.json "companions")
     std::string work_dir;          // logs, progress and JUnit files go here
     std::string seed;              // GPULAB_SEED; empty: let the binary draw one
     std::string filter;            // a GoogleTest filter to narrow the run; empty: all

@@ -15,7 +15,7 @@ using namespace gpulab::runner;
 
 TEST(Session, EachMisbehavingTestCostsOnlyItself) {
     const auto work = std::filesystem::temp_directory_path() / ("gpulab-session-" + std::to_string(::getpid()));
-    SessionSpec spec{FAKE_LAB_GRADER, FAKE_LAB_CONFIG, "", "", work.string(), "123", ""};
+    SessionSpec spec{FAKE_LAB_GRADER, FAKE_LAB_CONFIG, "", "", {}, work.string(), "123", ""};
     const SessionResult result = run_session(spec);
     ASSERT_TRUE(result.error.empty()) << result.error;
 

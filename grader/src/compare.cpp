@@ -193,7 +193,10 @@ std::string Comparison::figure() const {
     return "max rel err " + short_number(max_rel_error);
 }
 
-double relative_l2_error(const std::vector<float>& actual, const std::vector<double>& expected) {
+namespace {
+
+template <typename T>
+double relative_l2(const std::vector<T>& actual, const std::vector<double>& expected) {
     if (actual.size() != expected.size()) throw std::logic_error("relative_l2_error: sizes differ");
     double diff = 0, norm = 0;
     for (std::size_t i = 0; i < actual.size(); ++i) {
@@ -203,6 +206,16 @@ double relative_l2_error(const std::vector<float>& actual, const std::vector<dou
     }
     if (!std::isfinite(diff)) return std::numeric_limits<double>::infinity();
     return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
+}  // namespace
+
+double relative_l2_error(const std::vector<float>& actual, const std::vector<double>& expected) {
+    return relative_l2(actual, expected);
+}
+
+double relative_l2_error(const std::vector<double>& actual, const std::vector<double>& expected) {
+    return relative_l2(actual, expected);
 }
 
 }  // namespace gpulab

@@ -1,6 +1,7 @@
 #include "gpulab/cuda_check.h"
 
 #include "gpulab/guarded_array.h"
+#include "gpulab/launch_recorder.h"
 
 #include <sstream>
 
@@ -100,6 +101,8 @@ void check_student_launch(const std::string& what) {
     const auto fail = [&](cudaError_t status, const char* when) {
         std::string message = what + " " + when + ": " + cudaGetErrorName(status) + " (" +
                               cudaGetErrorString(status) + ")." + cpu_mode_reason(status);
+        if (const std::string rejected = take_rejected_launch(); !rejected.empty())
+            message += " The launch: " + rejected + ".";
         const std::string hint = explain_cuda_error(status);
         if (!hint.empty()) message += " Likely cause: " + hint + ".";
         throw CudaError(status, message);

@@ -179,6 +179,7 @@ bool take_handshake(int fd) {
         g_key = handshake.key;
         g_result_fd = handshake.result_fd;
         set_solution_libraries(handshake.student_library, handshake.reference_library);
+        set_companion_references(handshake.companion_references);
     } catch (const std::exception& e) {
         std::cerr << "[gpulab] the handshake from gpulab-grade is unreadable: " << e.what() << "\n";
         return false;

@@ -1,6 +1,7 @@
 #include "gpulab/launch_recorder.h"
 
 #include <mutex>
+#include <utility>
 #include <sstream>
 #include <stdexcept>
 
@@ -33,6 +34,35 @@ LaunchRecorder::~LaunchRecorder() {
 }
 
 const std::vector<RecordedLaunch>& LaunchRecorder::launches() const { return *g_active; }
+
+std::string invalid_configuration(dim3 grid, dim3 block) {
+    std::ostringstream out;
+    const auto dims = [](dim3 d) {
+        return std::to_string(d.x) + " x " + std::to_string(d.y) + " x " + std::to_string(d.z);
+    };
+    const unsigned long long threads = 1ull * block.x * block.y * block.z;
+    if (block.x == 0 || block.y == 0 || block.z == 0 || grid.x == 0 || grid.y == 0 || grid.z == 0)
+        out << "a dimension is 0 (grid " << dims(grid) << ", block " << dims(block)
+            << "): was a block count rounded down to nothing?";
+    else if (threads > 1024)
+        out << "block " << dims(block) << " = " << threads << " threads per block > 1024";
+    else if (block.z > 64)
+        out << "block.z = " << block.z << " > 64";
+    else if (grid.y > 65535 || grid.z > 65535)
+        out << "grid " << dims(grid) << ": grid.y and grid.z may be at most 65535";
+    else
+        return "";
+    return "invalid configuration: " + out.str();
+}
+
+namespace {
+std::string g_rejected;  // guarded by g_mutex
+}  // namespace
+
+std::string take_rejected_launch() {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    return std::exchange(g_rejected, std::string());
+}
 
 }  // namespace gpulab
 
@@ -79,6 +109,15 @@ void record(const void* kernel, dim3 grid, dim3 block, size_t shared) {
     gpulab::g_active->push_back(launch);
 }
 
+// A rejected configuration is remembered in words, for check_student_launch's message.
+cudaError_t remember_rejection(cudaError_t status, dim3 grid, dim3 block) {
+    if (status == cudaErrorInvalidConfiguration) {
+        std::lock_guard<std::mutex> lock(gpulab::g_mutex);
+        gpulab::g_rejected = gpulab::invalid_configuration(grid, block);
+    }
+    return status;
+}
+
 }  // namespace
 
 bool gpulab::launch_recording_supported() { return real_launch() && real_handle_launch(); }
@@ -92,7 +131,7 @@ extern "C" cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 b
     const auto real = real_handle_launch();
     if (!real) return cudaErrorNotSupported;
     record(reinterpret_cast<const void*>(kernel), grid, block, shared);
-    return real(kernel, grid, block, args, shared, stream);
+    return remember_rejection(real(kernel, grid, block, args, shared, stream), grid, block);
 }
 
 extern "C" cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared,
@@ -100,7 +139,7 @@ extern "C" cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block,
     const auto real = real_launch();
     if (!real) return cudaErrorNotSupported;
     record(func, grid, block, shared);
-    return real(func, grid, block, args, shared, stream);
+    return remember_rejection(real(func, grid, block, args, shared, stream), grid, block);
 }
 
 #endif

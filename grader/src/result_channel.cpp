@@ -92,7 +92,8 @@ std::string GraderHandshake::to_json() const {
     return nlohmann::json{{"key", hex_of(key)},
                           {"result_fd", result_fd},
                           {"student_library", student_library},
-                          {"reference_library", reference_library}}
+                          {"reference_library", reference_library},
+                          {"companion_references", companion_references}}
         .dump();
 }
 
@@ -104,6 +105,8 @@ GraderHandshake GraderHandshake::from_json(const std::string& text) {
     h.result_fd = j.value("result_fd", -1);
     h.student_library = j.value("student_library", "");
     h.reference_library = j.value("reference_library", "");
+    h.companion_references =
+        j.value("companion_references", std::map<std::string, std::string>{});
     return h;
 }
 

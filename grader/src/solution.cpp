@@ -17,13 +17,12 @@ std::map<Role, std::string>& handed_over() {
     return paths;
 }
 
-const void* open_api(Role role, const std::string& expected_lab) {
-    const auto given = handed_over().find(role);
-    const char* path = given != handed_over().end() ? given->second.c_str() : std::getenv(env_name(role));
-    if (!path || !*path)
-        throw std::runtime_error(std::string(env_name(role)) +
-                                 " is not set: run the grader through `make grade` (gpulab-grade), which builds "
-                                 "the solution and tells the tests where it is");
+std::map<std::string, std::string>& companions() {
+    static std::map<std::string, std::string> paths;
+    return paths;
+}
+
+const void* open_library(const char* path, const std::string& expected_lab) {
     // RTLD_LOCAL keeps the student's and the reference's identical symbol names apart.
     void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!handle) throw std::runtime_error(std::string("cannot load the solution library: ") + dlerror());
@@ -37,7 +36,32 @@ const void* open_api(Role role, const std::string& expected_lab) {
     return api;
 }
 
+const void* open_api(Role role, const std::string& expected_lab) {
+    const auto given = handed_over().find(role);
+    const char* path = given != handed_over().end() ? given->second.c_str() : std::getenv(env_name(role));
+    if (!path || !*path)
+        throw std::runtime_error(std::string(env_name(role)) +
+                                 " is not set: run the grader through `make grade` (gpulab-grade), which builds "
+                                 "the solution and tells the tests where it is");
+    return open_library(path, expected_lab);
+}
+
 }  // namespace
+
+void set_companion_references(const std::map<std::string, std::string>& by_lab) { companions() = by_lab; }
+
+const void* load_companion_api(const std::string& lab) {
+    static std::mutex mutex;
+    static std::map<std::string, const void*> loaded;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (const auto found = loaded.find(lab); found != loaded.end()) return found->second;
+    const auto given = companions().find(lab);
+    if (given == companions().end() || given->second.empty())
+        throw std::runtime_error("the reference of lab " + lab + " was not handed over (is that lab built here?)");
+    const void* api = open_library(given->second.c_str(), lab);
+    loaded[lab] = api;
+    return api;
+}
 
 void set_solution_libraries(const std::string& student, const std::string& reference) {
     handed_over()[Role::student] = student;

@@ -113,8 +113,11 @@ bool config_ok(const LaunchSite& site, dim3 grid, dim3 block, size_t shmem, cons
   if (block.x == 0 || block.y == 0 || block.z == 0 || block.x > 1024 || block.y > 1024 || block.z > 64 ||
       threads > 1024) {
     fail(cudaErrorInvalidConfiguration,
-         format("%s: block (%u,%u,%u) is not a valid block shape (at most 1024 threads, 1024x1024x64)", where().c_str(),
-                block.x, block.y, block.z));
+         threads > 1024
+             ? format("%s: invalid configuration: block %u x %u x %u = %llu threads per block > 1024", where().c_str(),
+                      block.x, block.y, block.z, threads)
+             : format("%s: invalid configuration: block %u x %u x %u (each dimension at least 1; x, y <= 1024, "
+                      "z <= 64)", where().c_str(), block.x, block.y, block.z));
     return false;
   }
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535) {

@@ -6,6 +6,9 @@
 // top then makes diagnostics and __FILE__/__LINE__ point at the student's file and line):
 //   * launches  k<<<g, b[, shmem[, stream]]>>>(args)  (also k<T, 4>, ns::k, obj.k, (expr), split over lines)
 //       -> ::gpulab::cpu::make_launcher("k", __FILE__, __LINE__, k, g, b, shmem, stream)(args)
+//     and, where k is a kernel template of this file (`template <...> __global__ ... k(`), whose template
+//     arguments the launch's arguments deduce as in a call:
+//       -> ::gpulab::cpu::make_launcher("k", __FILE__, __LINE__, [](auto... a) { k(a...); }, g, b, ...)(args)
 //   * static `__shared__ T a[N];`  -> per-worker `static thread_local` storage, poisoned (0xFF) by the first
 //       thread of every block that reaches it (GPULAB_SHARED_POISON), or at block start for file scope
 //   * `extern __shared__ T a[];`   -> `T* const a` pointing at the block's dynamic shared buffer
@@ -154,6 +157,7 @@ class Rewriter {
 
   std::string run() {
     compute_scopes();
+    find_kernel_templates();
     for (size_t i = 0; i < t_.size(); ++i) {
       const Token& tk = t_[i];
       if (tk.kind == Token::Punct && tk.text == "<<<") {
@@ -219,6 +223,34 @@ class Rewriter {
     return std::string(static_cast<size_t>(std::count(src_.begin() + static_cast<long>(b), src_.begin() + static_cast<long>(e), '\n')), '\n');
   }
 
+  // The names of kernel templates: `template <...>` (then specifiers) `__global__` ... name `(`.
+  void find_kernel_templates() {
+    for (size_t i = 0; i < t_.size(); ++i) {
+      if (t_[i].directive || t_[i].kind != Token::Ident || t_[i].text != "__global__") continue;
+      size_t j = i;
+      while (j > 0 && t_[j - 1].kind == Token::Ident && !t_[j - 1].directive &&
+             (t_[j - 1].text == "static" || t_[j - 1].text == "inline" || t_[j - 1].text == "__forceinline__"))
+        --j;
+      if (j == 0 || !is(j - 1, ">")) continue;
+      const size_t open = match(j - 1, "<", ">", -1);
+      if (open == 0 || !is(open - 1, "template")) continue;
+      std::string name;
+      for (size_t k = i + 1; k < t_.size(); ++k) {
+        if (is(k, "__launch_bounds__") && is(k + 1, "(")) {
+          k = match(k + 1, "(", ")", 1);
+          continue;
+        }
+        if (is(k, "(")) break;
+        if (t_[k].kind == Token::Ident) name = t_[k].text;
+      }
+      if (!name.empty()) kernel_templates_.push_back(name);
+    }
+  }
+
+  bool is_kernel_template(const std::string& name) const {
+    return std::find(kernel_templates_.begin(), kernel_templates_.end(), name) != kernel_templates_.end();
+  }
+
   void rewrite_launch(size_t i) {
     // The kernel expression before <<<: (ns::)*name(<template args>)?, member access, or (expr).
     if (i == 0) die(file_, src_, t_[i].pos, "'<<<' without a kernel name");
@@ -259,8 +291,15 @@ class Rewriter {
       if (c == '"' || c == '\\') quoted += '\\';
       quoted += c;
     }
-    edits_.push_back({t_[start].pos, 0, "::gpulab::cpu::make_launcher(\"" + quoted + "\", __FILE__, __LINE__, "});
-    edits_.push_back({t_[i].pos, t_[i].len, ", "});
+    // The kernel's own name: the last identifier before any template argument list.
+    std::string own;
+    for (size_t m = start; m < i && !is(m, "<"); ++m)
+      if (t_[m].kind == Token::Ident) own = t_[m].text;
+    const bool deduced = !is(start, "(") && is_kernel_template(own);
+    edits_.push_back({t_[start].pos, 0,
+                      "::gpulab::cpu::make_launcher(\"" + quoted + "\", __FILE__, __LINE__, " +
+                          (deduced ? "[](auto... gpulab_kernel_args) { " : "")});
+    edits_.push_back({t_[i].pos, t_[i].len, deduced ? "(gpulab_kernel_args...); }, " : ", "});
     edits_.push_back({t_[k].pos, t_[k].len, ")"});
   }
 
@@ -392,6 +431,7 @@ class Rewriter {
   std::vector<Token> t_;
   std::vector<bool> file_scope_;
   std::vector<Edit> edits_;
+  std::vector<std::string> kernel_templates_;
 };
 
 std::string escape_path(const std::string& p) {

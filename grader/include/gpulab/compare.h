@@ -87,5 +87,6 @@ long first_difference(const std::vector<T>& a, const std::vector<T>& b, std::siz
 // Relative L2 error ||actual - expected|| / ||expected||, for long runs where per-cell rounding
 // drifts; NaN anywhere makes it infinite.
 double relative_l2_error(const std::vector<float>& actual, const std::vector<double>& expected);
+double relative_l2_error(const std::vector<double>& actual, const std::vector<double>& expected);
 
 }  // namespace gpulab

@@ -37,4 +37,14 @@ public:
 // False in CPU execution mode, where launches do not go through cudaLaunchKernel.
 bool launch_recording_supported();
 
+// What was wrong with the last launch the CUDA runtime rejected as an invalid configuration, e.g.
+// "invalid configuration: block 32 x 32 x 32 = 32768 threads per block > 1024", and forgets it;
+// "" when there was none. Recorded whether or not a LaunchRecorder is alive (GPU grader only; CPU
+// execution mode words its own reason).
+std::string take_rejected_launch();
+
+// The rule a grid and block break, in those words; "" when they break none of the CUDA limits every
+// current GPU shares (1024 threads a block, block.z <= 64, grid.y and grid.z <= 65535, nothing 0).
+std::string invalid_configuration(dim3 grid, dim3 block);
+
 }  // namespace gpulab

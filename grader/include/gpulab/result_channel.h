@@ -18,6 +18,7 @@
 #include <array>
 #include <cstdint>
 #include <stdexcept>
+#include <map>
 #include <string>
 
 namespace gpulab {
@@ -57,6 +58,8 @@ struct GraderHandshake {
     int result_fd = -1;
     std::string student_library;
     std::string reference_library;
+    // Reference libraries of other labs this lab's reports draw on (lab.json "companions"), by lab name.
+    std::map<std::string, std::string> companion_references;
     std::string to_json() const;
     static GraderHandshake from_json(const std::string& text);  // throws std::runtime_error
 };

@@ -6,6 +6,7 @@
 // not compile costs only its own grade: the grader binary does not link it.
 #pragma once
 
+#include <map>
 #include <string>
 
 namespace gpulab {
@@ -26,6 +27,19 @@ enum class Role { student, reference };
 // solution is loaded; a grader binary started by hand falls back on $GPULAB_SOLUTION_LIB and
 // $GPULAB_REFERENCE_LIB.
 void set_solution_libraries(const std::string& student, const std::string& reference);
+
+// The reference libraries of other labs (lab.json "companions": the 3D stencil labs' progression table
+// times every technique's reference), by lab name, as gpulab-grade hands them over.
+void set_companion_references(const std::map<std::string, std::string>& by_lab);
+
+// The API table of another lab's reference solution. Throws std::runtime_error saying why when it was
+// not handed over (that lab is not built here) or does not load.
+const void* load_companion_api(const std::string& lab);
+
+template <typename Api>
+const Api& companion_api(const std::string& lab) {
+    return *static_cast<const Api*>(load_companion_api(lab));
+}
 
 // The API table of the student's or the reference's solution library.
 // Throws std::runtime_error with a readable reason when the library is missing or does not load.

@@ -59,6 +59,44 @@ class Launcher {
   cudaStream_t stream_;
 };
 
+// A kernel template (k<<<g, b>>>(args) where k is `template <...> __global__ void k(...)`): the rewriter
+// passes a generic lambda that calls k, so the arguments deduce its template parameters as a call does.
+// Each CUDA thread gets its own copies of the arguments (as their decayed types) and calls through it.
+template <class F>
+class DeducedLauncher {
+ public:
+  DeducedLauncher(LaunchSite site, F call, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream)
+      : site_(site), call_(call), grid_(grid), block_(block), shmem_(shmem), stream_(stream) {}
+
+  template <class... A>
+  void operator()(A&&... args) const {
+    struct Payload {
+      F call;
+      std::tuple<std::decay_t<A>...> args;
+    };
+    const Payload payload{call_, std::tuple<std::decay_t<A>...>(std::forward<A>(args)...)};
+    KernelThunk thunk = [](const void* p) {
+      const Payload* pl = static_cast<const Payload*>(p);
+      std::apply(pl->call, pl->args);
+    };
+    // The thunk stands for the kernel (one per kernel template and argument types).
+    launch(site_, reinterpret_cast<const void*>(thunk), grid_, block_, shmem_, stream_, thunk, &payload);
+  }
+
+ private:
+  LaunchSite site_;
+  F call_;
+  dim3 grid_, block_;
+  size_t shmem_;
+  cudaStream_t stream_;
+};
+
+template <class F, class G, class B, std::enable_if_t<!std::is_pointer_v<F> && !std::is_function_v<F>, int> = 0>
+inline DeducedLauncher<F> make_launcher(const char* kernel, const char* file, int line, F call, const G& grid,
+                                        const B& block, size_t shmem = 0, cudaStream_t stream = nullptr) {
+  return DeducedLauncher<F>(LaunchSite{kernel, file, line}, call, to_dim3(grid), to_dim3(block), shmem, stream);
+}
+
 template <class... P, class G, class B>
 inline Launcher<P...> make_launcher(const char* kernel, const char* file, int line, void (*fn)(P...), const G& grid,
                                     const B& block, size_t shmem = 0, cudaStream_t stream = nullptr) {

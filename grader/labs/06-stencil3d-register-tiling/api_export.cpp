@@ -1,0 +1,20 @@
+// Compiled into every lab 06 solution library (student, reference, planted bugs): exports the functions
+// of stencil3d_register_tiling.h as the 3D stencil labs' table (grader/shared/stencil3d/stencil3d_api.h).
+#include "stencil3d_api.h"
+#include "stencil3d_register_tiling.h"
+
+namespace {
+
+using namespace stencil3d_grading;
+
+Stencil3dApi make_table() {
+    Stencil3dApi table{{"06-stencil3d-register-tiling"}, {}, {}};
+    table.kernels[int(Technique::register_tiled)] = {&stencil3d::launch_stencil_register_tiled, &stencil3d::launch_stencil_register_tiled};
+    return table;
+}
+
+const Stencil3dApi table = make_table();
+
+}  // namespace
+
+GPULAB_EXPORT_LAB_API(table)

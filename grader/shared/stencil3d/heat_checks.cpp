@@ -1,0 +1,257 @@
+#include "heat_checks.h"
+
+#include "oracle.h"
+
+#include "gpulab/compare.h"
+#include "gpulab/format.h"
+#include "gpulab/grader_test.h"
+#include "gpulab/guarded_array.h"
+#include "gpulab/random.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <numeric>
+#include <sstream>
+
+namespace stencil3d_grading {
+
+using gpulab::fixed;
+using gpulab::num;
+using gpulab::sci;
+
+std::vector<KernelPrecision> kernel_precisions(std::initializer_list<Technique> techniques) {
+    std::vector<KernelPrecision> all;
+    for (Technique t : techniques)
+        for (Precision p : {Precision::f32, Precision::f64}) all.push_back({t, p});
+    return all;
+}
+
+std::string kernel_precision_name(const testing::TestParamInfo<KernelPrecision>& info) {
+    std::string name = technique_name(info.param.technique);
+    std::replace(name.begin(), name.end(), '-', '_');
+    return name + "_" + precision_name(info.param.precision);
+}
+
+namespace {
+
+Grid3 grid_of(const gpulab::Json& size) { return {size.at(0), size.at(1), size.at(2)}; }
+
+template <typename T>
+double slack(const gpulab::Json& by_precision) {
+    return by_precision.at(sizeof(T) == sizeof(float) ? "float" : "double").get<double>();
+}
+
+// `steps` heat sweeps of the student's kernel, run by the grader: two buffers that both start as
+// `start` (so both carry its boundary), launch, swap. Returns false, having reported why, when a
+// launch failed.
+template <typename T>
+bool run_heat(Technique t, const std::vector<T>& start, const Grid3& g, double r, int steps, std::vector<T>* end) {
+    const StencilLaunch<T> launch = student().of(t).get<T>();
+    gpulab::GuardedDeviceArray<T> a(g.cells()), b(g.cells());
+    a.upload(start);
+    b.upload(start);
+    T* from = a.data();
+    T* to = b.data();
+    const Coeffs<T> c = oracle::heat_coefficients<T>(r);
+    const std::string call = std::string(launcher_name(t)) + " (" + std::to_string(steps) + " heat steps at r = " +
+                             fixed(r, 4) + ", " + (sizeof(T) == 4 ? "float" : "double") + ", " + g.name() + ")";
+    for (int n = 0; n < steps; ++n) {
+        if (n == 0 && !launch_checked(launch, from, to, g, c, call)) return false;
+        if (n > 0) launch(from, to, g.nx, g.ny, g.nz, c);
+        std::swap(from, to);
+    }
+    try {
+        gpulab::check_student_launch(call);
+    } catch (const gpulab::CudaError& e) {
+        ADD_FAILURE() << e.what();
+        return false;
+    }
+    *end = (from == a.data() ? a : b).download();
+    return true;
+}
+
+// The projection of f on the mode, over the mode's own norm: the mode's amplitude in f.
+template <typename T>
+double amplitude_in(const std::vector<T>& f, const std::vector<double>& mode) {
+    double dot = 0, norm = 0;
+    for (std::size_t i = 0; i < f.size(); ++i) {
+        dot += double(f[i]) * mode[i];
+        norm += mode[i] * mode[i];
+    }
+    return dot / norm;
+}
+
+template <typename T>
+void maximum_principle(Technique t) {
+    const gpulab::Json& spec = section("stability").at("long_run");
+    const Grid3 g = grid_of(spec.at("size"));
+    const int steps = spec.at("steps");
+    const double r = 1.0 / 6.0;
+    auto rng = gpulab::Rng::for_current_test();
+    const std::vector<T> start = oracle::random_field<T>(rng, g);
+    std::vector<T> end;
+    if (!run_heat(t, start, g, r, steps, &end)) return;
+    const auto [lo0, hi0] = std::minmax_element(start.begin(), start.end());
+    double lo = INFINITY, hi = -INFINITY;
+    std::size_t outside = 0, nonfinite = 0;
+    const double allowed = slack<T>(section("stability").at("max_principle_slack"));
+    for (T v : end) {
+        if (!std::isfinite(double(v))) {
+            ++nonfinite;
+            continue;
+        }
+        lo = std::min(lo, double(v));
+        hi = std::max(hi, double(v));
+        outside += double(v) < *lo0 - allowed || double(v) > *hi0 + allowed;
+    }
+    const std::vector<double> expected = oracle::heat_steps(oracle::widen(start), g, r, steps);
+    const double error = gpulab::relative_l2_error(oracle::widen<T>(end), expected);
+    const double start_error = gpulab::relative_l2_error(oracle::widen<T>(start), expected);
+    const double tol = slack<T>(section("stability").at("long_run_rel_l2"));
+    gpulab::record_figure("range [" + fixed(lo, 4) + ", " + fixed(hi, 4) + "], rel L2 vs oracle " + sci(error),
+                          "within [" + fixed(*lo0, 4) + ", " + fixed(*hi0, 4) + "], rel L2 <= " + sci(tol, 0));
+    GPULAB_EXPECT(outside == 0 && nonfinite == 0)
+        << "After " << steps << " heat steps at r = 1/6 with your " << technique_name(t) << " kernel ("
+        << (sizeof(T) == 4 ? "float" : "double") << ", " << g.name() << "), " << outside + nonfinite
+        << " cell(s) left the starting range [" << num(*lo0) << ", " << num(*hi0) << "]"
+        << (nonfinite ? " (" + std::to_string(nonfinite) + " not even finite)" : std::string()) << "; the values span ["
+        << num(lo) << ", " << num(hi) << "]. With r <= 1/6 each new value is a weighted average of old ones (weights "
+        << "1 - 6r and six times r, none negative), so no value can leave that range.";
+    GPULAB_EXPECT(error <= tol)
+        << "After " << steps << " heat steps at r = 1/6 your " << technique_name(t) << " kernel's field differs from "
+        << "the oracle's run of the same start by a relative L2 error of " << sci(error) << " (allowed " << sci(tol, 0)
+        << "; the start itself is " << sci(start_error) << " away from where the run should end)."
+        << (error >= 0.5 * start_error ? " Your field hardly moved: does the kernel write its output on every launch, "
+                                         "for every interior cell?"
+                                       : " Each step is the stencil with c0 = 1 - 6r and c1..c6 = r: does it keep its "
+                                         "fixed boundary values and use the weights it is given?");
+}
+
+template <typename T>
+void sine_decay(Technique t) {
+    const gpulab::Json& spec = section("stability").at("sine");
+    const Grid3 g = grid_of(spec.at("size"));
+    const int mx = spec.at("modes").at(0), my = spec.at("modes").at(1), mz = spec.at("modes").at(2);
+    const double r = spec.at("r");
+    const int steps = spec.at("steps");
+    const std::vector<double> mode = oracle::sine_mode(g, mx, my, mz, 1.0);
+    std::vector<T> end;
+    if (!run_heat(t, oracle::to<T>(mode), g, r, steps, &end)) return;
+    const double factor = oracle::ftcs_factor(g, mx, my, mz, r);
+    const double expected = std::pow(factor, steps), measured = amplitude_in(end, mode);
+    const double pi2 = M_PI * M_PI;
+    const double continuous = std::exp(-r * pi2 *
+                                       (double(mx * mx) / ((g.nx - 1) * (g.nx - 1)) + double(my * my) / ((g.ny - 1) * (g.ny - 1)) +
+                                        double(mz * mz) / ((g.nz - 1) * (g.nz - 1))));
+    const double rel = std::fabs(measured / expected - 1.0);
+    const double tol = slack<T>(spec.at("rel_tol"));
+    gpulab::record_figure("decay x" + sci(measured, 4) + " (FTCS x" + sci(expected, 4) + ")",
+                          "within " + sci(tol, 0) + " of FTCS");
+    std::cout << "[stencil3d] sine mode (" << mx << ", " << my << ", " << mz << ") on " << g.name() << ", r = " << r
+              << ", " << steps << " steps: amplitude x" << sci(measured, 6) << "; FTCS predicts " << fixed(factor, 6)
+              << " a step = x" << sci(expected, 6) << "; the continuous equation " << fixed(continuous, 6)
+              << " a step = x" << sci(std::pow(continuous, steps), 6) << "\n";
+    GPULAB_EXPECT(std::isfinite(measured) && rel <= tol)
+        << "A sine mode (" << mx << ", " << my << ", " << mz << ") with zero boundary should decay by the FTCS factor "
+        << fixed(factor, 6) << " each step: x" << sci(expected, 4) << " after " << steps << " steps at r = " << r
+        << ". With your " << technique_name(t) << " kernel (" << (sizeof(T) == 4 ? "float" : "double")
+        << ") it went x" << sci(measured, 4) << " (off by " << sci(rel) << ", allowed " << sci(tol, 0) << "). "
+        << (measured > expected ? "It decays too slowly: are all six neighbours weighted by r, the centre by 1 - 6r?"
+                                : "It decays too fast: does each step read the previous step's whole field?");
+}
+
+template <typename T>
+void growth_above_bound(Technique t) {
+    const gpulab::Json& spec = section("stability").at("blow_up");
+    const Grid3 g = grid_of(spec.at("size"));
+    const double r = spec.at("r");
+    const int steps = spec.at("steps");
+    const std::vector<double> mode = oracle::sine_mode(g, g.nx - 2, g.ny - 2, g.nz - 2, 1e-3);
+    std::vector<T> end;
+    if (!run_heat(t, oracle::to<T>(mode), g, r, steps, &end)) return;
+    const double factor = oracle::ftcs_factor(g, g.nx - 2, g.ny - 2, g.nz - 2, r);
+    const double measured = std::fabs(amplitude_in(end, mode));
+    const double expected_log = steps * std::log(std::fabs(factor)), measured_log = std::log(measured);
+    const double rel = std::fabs(measured_log / expected_log - 1.0);
+    const double tol = spec.at("log_growth_rel_tol");
+    gpulab::record_figure("grew x" + sci(measured, 3) + " (FTCS x" + sci(std::exp(expected_log), 3) + ")",
+                          "log growth within " + fixed(100 * tol, 0) + "%");
+    GPULAB_EXPECT(std::isfinite(measured) && measured > 1 && rel <= tol)
+        << "Just above the stability bound (r = " << r << " > 1/6) the highest mode (a checkerboard) must grow by |"
+        << fixed(factor, 5) << "| each step: x" << sci(std::exp(expected_log), 3) << " after " << steps
+        << " steps. With your " << technique_name(t) << " kernel (" << (sizeof(T) == 4 ? "float" : "double")
+        << ") it went x" << sci(measured, 3)
+        << ". FTCS is unstable there by theory; a kernel that damps this mode is not computing the stencil it was "
+           "given (check the weights), one that grows it faster reads wrong neighbours.";
+}
+
+template <typename T>
+std::vector<double> drift_errors(Technique t, const std::vector<T>& start, const Grid3& g, const std::vector<int>& sweeps,
+                                 bool* ok) {
+    std::vector<double> errors;
+    std::vector<double> exact = oracle::widen(start);
+    int done = 0;
+    std::vector<T> field = start;
+    for (int s : sweeps) {
+        std::vector<T> next;
+        if (!run_heat(t, field, g, 1.0 / 6.0, s - done, &next)) {
+            *ok = false;
+            return errors;
+        }
+        exact = oracle::heat_steps(exact, g, 1.0 / 6.0, s - done);
+        field = next;
+        done = s;
+        errors.push_back(gpulab::relative_l2_error(oracle::widen(field), exact));
+    }
+    return errors;
+}
+
+}  // namespace
+
+void check_maximum_principle(Technique t, Precision p) {
+    if (p == Precision::f32) maximum_principle<float>(t);
+    else maximum_principle<double>(t);
+}
+
+void check_sine_decay(Technique t, Precision p) {
+    if (p == Precision::f32) sine_decay<float>(t);
+    else sine_decay<double>(t);
+}
+
+void check_growth_above_bound(Technique t, Precision p) {
+    if (p == Precision::f32) growth_above_bound<float>(t);
+    else growth_above_bound<double>(t);
+}
+
+void report_precision_drift(Technique t) {
+    const gpulab::Json& spec = section("drift");
+    const Grid3 g = grid_of(spec.at("size"));
+    const std::vector<int> sweeps = spec.at("sweeps");
+    auto rng = gpulab::Rng::for_current_test();
+    const std::vector<double> start = oracle::widen(oracle::random_field<float>(rng, g));
+    bool ok = true;
+    const std::vector<double> f32 = drift_errors(t, oracle::to<float>(start), g, sweeps, &ok);
+    const std::vector<double> f64 = ok ? drift_errors(t, start, g, sweeps, &ok) : std::vector<double>{};
+    if (!ok) return;
+    std::ostringstream table;
+    table << "  sweeps   float rel L2 error   double rel L2 error\n";
+    for (std::size_t i = 0; i < sweeps.size(); ++i) {
+        char line[96];
+        std::snprintf(line, sizeof line, "%8d %20.3e %21.3e\n", sweeps[i], f32[i], f64[i]);
+        table << line;
+    }
+    std::cout << "[stencil3d] float vs double with your " << technique_name(t) << " kernel, heat steps at r = 1/6 on "
+              << g.name() << ", each against the double-precision oracle:\n"
+              << table.str();
+    testing::Test::RecordProperty("drift_table", table.str());
+    gpulab::record_figure("after " + std::to_string(sweeps.back()) + " sweeps: float " + sci(f32.back()) + ", double " +
+                              sci(f64.back()),
+                          "report; float <= " + sci(spec.at("float_max").get<double>(), 0) + ", double <= " +
+                              sci(spec.at("double_max").get<double>(), 0));
+    GPULAB_EXPECT(f32.back() <= spec.at("float_max").get<double>() && f64.back() <= spec.at("double_max").get<double>())
+        << "After " << sweeps.back() << " sweeps the errors are float " << sci(f32.back()) << ", double "
+        << sci(f64.back()) << ": rounding alone stays far below that. Is the kernel the same in both precisions?";
+}
+
+}  // namespace stencil3d_grading

@@ -1,0 +1,210 @@
+#include "speed.h"
+
+#include "oracle.h"
+
+#include "gpulab/cuda_check.h"
+#include "gpulab/format.h"
+#include "gpulab/grader_test.h"
+#include "gpulab/guarded_array.h"
+#include "gpulab/launch_recorder.h"
+#include "gpulab/random.h"
+#include "gpulab/speed_report.h"
+#include "gpulab/timing.h"
+
+#include <iostream>
+#include <sstream>
+
+namespace stencil3d_grading {
+
+using gpulab::fixed;
+
+std::vector<StencilCase> speed_cases() {
+    std::vector<StencilCase> cases;
+    for (const gpulab::Json& c : section("speed").at("cases"))
+        cases.push_back({{c.at(0), c.at(1), c.at(2)}, c.at(3) == "double" ? Precision::f64 : Precision::f32});
+    return cases;
+}
+
+namespace {
+
+gpulab::TimingOptions timing_options(const gpulab::Json& spec) {
+    gpulab::TimingOptions options;
+    options.warmup = spec.at("warmup");
+    options.samples = spec.at("samples");
+    return options;
+}
+
+// The kernel's compiled resources, from one recorded launch: "8192 B shared, 32 regs".
+template <typename T>
+std::string resources_of(StencilLaunch<T> launch, const T* d_in, T* d_out, const Grid3& g, const Coeffs<T>& c) {
+    gpulab::LaunchRecorder recorder;
+    launch(d_in, d_out, g.nx, g.ny, g.nz, c);
+    GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
+    if (recorder.launches().empty()) return "no launch";
+    const gpulab::RecordedLaunch& l = recorder.launches().front();
+    std::string text = std::to_string(l.shared_bytes()) + " B shared/block, " + std::to_string(l.registers) + " regs/thread";
+    if (l.local_bytes) text += ", " + std::to_string(l.local_bytes) + " B local";
+    return text;
+}
+
+const char* speed_hint(Technique t) {
+    switch (t) {
+        case Technique::naive:
+            return "Is threadIdx.x along x (neighbouring threads on neighbouring cells: coalesced), and is each block "
+                   "128 to 512 threads, 32 or more wide?";
+        case Technique::tiled:
+            return "Is threadIdx.x along x, and does each thread load its one tile cell with plain index arithmetic "
+                   "(no loops, no divisions per cell)?";
+        default:
+            return "Is threadIdx.x along x, is the tile at least 16 x 16 (32 x 32 wastes less on halos), and does a "
+                   "block walk enough planes (16 or more) to amortise loading the first two?";
+    }
+}
+
+template <typename T>
+void speed(Technique t, const StencilCase& param) {
+    const gpulab::Json& spec = section("speed");
+    const Grid3 g = param.g;
+    auto rng = gpulab::Rng::for_current_test();
+    const Coeffs<double> c = oracle::distinct_coefficients(rng);
+    const Coeffs<T> ct = oracle::narrow<T>(c);
+    const std::vector<T> in = oracle::random_field<T>(rng, g);
+    gpulab::GuardedDeviceArray<T> d_in(g.cells()), d_student(g.cells()), d_reference(g.cells());
+    d_in.upload(in);
+    const StencilLaunch<T> mine = student().of(t).get<T>(), theirs = reference().of(t).get<T>();
+    const std::string call = call_name(t, param.precision, g);
+
+    // Speed counts only for a correct kernel: check this size first.
+    if (!launch_checked(mine, d_in.data(), d_student.data(), g, ct, call)) return;
+    {
+        const OutputReport report = inspect_output(d_student.download(), in, g, c, tolerance_of(param.precision), call);
+        GPULAB_ASSERT(report.ok()) << report.summary;
+    }
+    const std::string resources = resources_of(mine, d_in.data(), d_student.data(), g, ct);
+    const std::string reference_resources = resources_of(theirs, d_in.data(), d_reference.data(), g, ct);
+
+    const gpulab::TimingOptions options = timing_options(spec);
+    const double threshold = spec.at("min_fraction_of_reference");
+    const std::size_t bytes_out = g.cells() * sizeof(T);
+    const gpulab::SpeedVerdict verdict = gpulab::judge_speed(
+        [&] { mine(d_in.data(), d_student.data(), g.nx, g.ny, g.nz, ct); },
+        [&] { theirs(d_in.data(), d_reference.data(), g.nx, g.ny, g.nz, ct); }, threshold, spec.at("max_remeasures"),
+        options, {d_student.data(), bytes_out}, {d_reference.data(), bytes_out});
+    GPULAB_ASSERT(verdict.unfaithful.empty()) << call << " could not be timed: " << verdict.unfaithful << ".";
+    const double bytes = 2.0 * double(bytes_out);  // each cell read once and written once, at least
+    const double copy_gbs = gpulab::copy_bandwidth_gbs(bytes_out, options);
+    const gpulab::Throughput throughput =
+        gpulab::record_speed(verdict, bytes, copy_gbs, std::string("ref ") + technique_name(t));
+    const double gstencils = double(g.interior_cells()) / (verdict.student_ms * 1e6);
+    testing::Test::RecordProperty("student_gstencil_per_s", fixed(gstencils, 1));
+    testing::Test::RecordProperty("student_resources", resources);
+    testing::Test::RecordProperty("reference_resources", reference_resources);
+    gpulab::record_figure(throughput.figure + ", " + fixed(gstencils, 1) + " GStencil/s; " + resources,
+                          throughput.threshold);
+    std::cout << "[stencil3d] " << call << ": yours " << fixed(verdict.student_ms, 3) << " ms, "
+              << fixed(throughput.student_gbs, 0) << " GB/s, " << fixed(gstencils, 1) << " GStencil/s (" << resources
+              << "); reference " << fixed(verdict.reference_ms, 3) << " ms (" << reference_resources << "); copy "
+              << fixed(copy_gbs, 0) << " GB/s\n";
+    GPULAB_EXPECT(verdict.passed()) << "Your " << technique_name(t) << " kernel (" << precision_name(param.precision)
+                                    << ", " << g.name() << ") runs at " << fixed(verdict.fraction, 2)
+                                    << "x the reference's " << technique_name(t) << " kernel ("
+                                    << gpulab::speed_comparison(verdict, throughput) << "). The bar is "
+                                    << fixed(threshold, 2) << "x. Measured " << verdict.rounds << " time(s). Yours: "
+                                    << resources << "; the reference's: " << reference_resources << ". "
+                                    << speed_hint(t);
+}
+
+// One row of the progression table.
+struct Row {
+    Technique technique;
+    std::string whose;  // "yours" or "reference"
+    StencilLaunchers launchers;
+};
+
+// The reference kernel of each technique: this lab's reference where it has one, else the lab that teaches it.
+std::vector<Row> progression_rows(std::ostringstream& missing) {
+    std::vector<Row> rows;
+    for (int k = 0; k < kTechniques; ++k) {
+        const Technique t = Technique(k);
+        if (student().of(t).f32) rows.push_back({t, "yours", student().of(t)});
+        if (reference().of(t).f32) {
+            rows.push_back({t, "reference", reference().of(t)});
+            continue;
+        }
+        try {
+            rows.push_back({t, "reference", gpulab::companion_api<Stencil3dApi>(lab_of(t)).of(t)});
+        } catch (const std::exception& e) {
+            missing << "\n  " << technique_name(t) << ": not timed (" << e.what() << ")";
+        }
+    }
+    return rows;
+}
+
+template <typename T>
+std::string progression_table(const Grid3& g, const std::vector<Row>& rows, const gpulab::TimingOptions& options) {
+    auto rng = gpulab::Rng::for_current_test();
+    const Coeffs<double> c = oracle::distinct_coefficients(rng);
+    const Coeffs<T> ct = oracle::narrow<T>(c);
+    const std::vector<T> in = oracle::random_field<T>(rng, g);
+    gpulab::GuardedDeviceArray<T> d_in(g.cells()), d_out(g.cells());
+    d_in.upload(in);
+    std::vector<std::function<void()>> launches;
+    std::vector<std::string> notes;
+    for (const Row& row : rows) {
+        const StencilLaunch<T> launch = row.launchers.get<T>();
+        launches.push_back([=, &d_in, &d_out] { launch(d_in.data(), d_out.data(), g.nx, g.ny, g.nz, ct); });
+        std::string note = resources_of(launch, d_in.data(), d_out.data(), g, ct);
+        if (row.whose == "yours" &&
+            !inspect_output(d_out.download(), in, g, c, tolerance_of(sizeof(T) == 4 ? Precision::f32 : Precision::f64), "")
+                 .ok())
+            note += "; WRONG OUTPUT";
+        notes.push_back(note);
+    }
+    const std::vector<gpulab::Samples> samples = gpulab::time_interleaved(launches, options);
+    const double copy_gbs = gpulab::copy_bandwidth_gbs(g.cells() * sizeof(T), options);
+    double naive_ms = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        if (rows[i].technique == Technique::naive && rows[i].whose == "reference") naive_ms = samples[i].median();
+    std::ostringstream table;
+    table << "  " << (sizeof(T) == 4 ? "float" : "double") << ", " << g.name() << " (copy: " << fixed(copy_gbs, 0)
+          << " GB/s)\n"
+          << "  technique        whose          ms     GB/s  GStencil/s  % of copy  vs ref naive  resources\n";
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const double ms = samples[i].median();
+        const double gbs = 2.0 * double(g.cells() * sizeof(T)) / (ms * 1e6);
+        char line[256];
+        std::snprintf(line, sizeof line, "  %-16s %-10s %8.3f %8.0f %11.1f %9.0f%% %12s  %s\n", technique_name(rows[i].technique),
+                      rows[i].whose.c_str(), ms, gbs, double(g.interior_cells()) / (ms * 1e6), 100 * gbs / copy_gbs,
+                      naive_ms > 0 ? (fixed(naive_ms / ms, 2) + "x").c_str() : "n/a", notes[i].c_str());
+        table << line;
+    }
+    return table.str();
+}
+
+}  // namespace
+
+void check_speed(Technique t, const StencilCase& c) {
+    GPULAB_REQUIRE_GPU();
+    if (c.precision == Precision::f32) speed<float>(t, c);
+    else speed<double>(t, c);
+}
+
+void report_progression() {
+    GPULAB_REQUIRE_GPU();
+    const gpulab::Json& spec = section("progression");
+    std::ostringstream missing;
+    const std::vector<Row> rows = progression_rows(missing);
+    std::string tables;
+    for (const gpulab::Json& size : spec.at("cases")) {
+        const Grid3 g{size.at(0), size.at(1), size.at(2)};
+        tables += size.at(3) == "double" ? progression_table<double>(g, rows, timing_options(spec))
+                                         : progression_table<float>(g, rows, timing_options(spec));
+    }
+    std::cout << "[stencil3d] the progression the labs teach (median of " << spec.at("samples").get<int>()
+              << " interleaved launches each; GB/s counts one read and one write of every cell):\n"
+              << tables << missing.str() << (missing.str().empty() ? "" : "\n");
+    testing::Test::RecordProperty("progression_table", tables);
+    gpulab::record_figure(std::to_string(rows.size()) + " kernels timed; table in the log", "report only");
+}
+
+}  // namespace stencil3d_grading

@@ -1,0 +1,22 @@
+// Speed of the 3D stencil kernels: each student kernel against the reference kernel of the same
+// technique, interleaved in one run (DESIGN.md's rules), and the progression table the three labs teach.
+#pragma once
+
+#include "stencil_check.h"
+
+namespace stencil3d_grading {
+
+// lab.json "speed.cases": [[nx, ny, nz, "float" | "double"], ...].
+std::vector<StencilCase> speed_cases();
+
+// Speed.<Technique>Throughput: checks the output at this size, then times the student's kernel against
+// the reference's, and holds it to lab.json speed.min_fraction_of_reference. Reports ms, GB/s,
+// GStencil/s, % of a copy, shared memory and registers.
+void check_speed(Technique t, const StencilCase& c);
+
+// Report.Progression: naive -> tiled -> coarsened -> register-tiled at lab.json "progression" sizes,
+// the student's kernels where this lab has them and every technique's reference (another lab's, for
+// techniques this lab does not teach), all timed in one interleaved run.
+void report_progression();
+
+}  // namespace stencil3d_grading

@@ -1,0 +1,175 @@
+#include "technique_checks.h"
+
+#include "oracle.h"
+
+#include "gpulab/cuda_check.h"
+#include "gpulab/format.h"
+#include "gpulab/grader_test.h"
+#include "gpulab/guarded_array.h"
+#include "gpulab/launch_recorder.h"
+#include "gpulab/random.h"
+#include "gpulab/read_counter.h"
+
+#include <sstream>
+
+namespace stencil3d_grading {
+
+using gpulab::fixed;
+
+namespace {
+
+Grid3 grid_of(const gpulab::Json& size) { return {size.at(0), size.at(1), size.at(2)}; }
+
+// The launch that does the work: the one with the most threads.
+const gpulab::RecordedLaunch* main_launch(const std::vector<gpulab::RecordedLaunch>& launches) {
+    const gpulab::RecordedLaunch* best = nullptr;
+    const auto threads = [](const gpulab::RecordedLaunch& l) {
+        return 1ull * l.grid.x * l.grid.y * l.grid.z * l.block.x * l.block.y * l.block.z;
+    };
+    for (const auto& l : launches)
+        if (!best || threads(l) > threads(*best)) best = &l;
+    return best;
+}
+
+template <typename T>
+void structure(Technique t, Precision p) {
+    const gpulab::Json& spec = section("technique");
+    const Grid3 g = grid_of(spec.at("size"));
+    auto rng = gpulab::Rng::for_current_test();
+    gpulab::GuardedDeviceArray<T> d_in(g.cells()), d_out(g.cells());
+    d_in.upload(oracle::random_field<T>(rng, g));
+    const std::string call = call_name(t, p, g);
+    gpulab::LaunchRecorder recorder;
+    if (!launch_checked(student().of(t).get<T>(), d_in.data(), d_out.data(), g,
+                        oracle::narrow<T>(oracle::distinct_coefficients(rng)), call))
+        return;
+    const gpulab::RecordedLaunch* launch = main_launch(recorder.launches());
+    GPULAB_ASSERT(launch) << call << " launched no kernel.";
+    testing::Test::RecordProperty(std::string("launch_") + precision_name(p), launch->describe());
+    const double threads = double(launch->block.x) * launch->block.y * launch->block.z;
+    const double per_thread = double(launch->shared_bytes()) / sizeof(T) / threads;
+    const int planes = g.nz - 2;
+    const double threads_in_z = double(launch->grid.z) * launch->block.z;
+    const double planes_per_thread = planes / threads_in_z;
+    std::ostringstream figure;
+    figure << precision_name(p) << ": " << launch->shared_bytes() << " B shared for " << threads << " threads ("
+           << fixed(per_thread, 2) << " values each), " << launch->registers << " regs, " << launch->local_bytes
+           << " B local, " << fixed(planes_per_thread, 1) << " z-planes a thread";
+    testing::Test::RecordProperty(std::string("structure_") + precision_name(p), figure.str());
+    const std::string seen = call + " launched " + launch->describe() + ": " + fixed(per_thread, 2) +
+                             " shared values per thread, " + fixed(planes_per_thread, 1) + " z-plane(s) per thread";
+    const double min_coarsening = spec.at("min_planes_per_thread");
+    switch (t) {
+        case Technique::naive:
+            GPULAB_EXPECT(launch->shared_bytes() == 0)
+                << seen << ". The naive kernel reads every neighbour from global memory: it needs no shared memory.";
+            break;
+        case Technique::tiled:
+            GPULAB_EXPECT(per_thread >= spec.at("tiled_min_shared_per_thread").get<double>())
+                << seen << ". A tiled kernel's block copies its input tile, IN_TILE^3 values for IN_TILE^3 threads "
+                << "(or its output tile plus the halo), into a __shared__ array: about one value per thread or more. "
+                << (launch->shared_bytes() == 0 ? "Yours declares no shared memory at all: is this the naive kernel?"
+                                                : "Yours is much smaller: does the tile cover the whole block?");
+            break;
+        case Technique::coarsened:
+            GPULAB_EXPECT(per_thread >= spec.at("coarsened_min_shared_per_thread").get<double>())
+                << seen << ". A kernel coarsened in z keeps three planes of its IN_TILE x IN_TILE input tile in shared "
+                << "memory (below, current, above): three values per thread of its 2D block. "
+                << (per_thread < 1.5 ? "Yours has about one: are the planes below and above in registers (that is lab "
+                                       "06's register tiling)?"
+                                     : "Yours has fewer than three.");
+            GPULAB_EXPECT(planes_per_thread >= min_coarsening)
+                << seen << ". Coarsening in z means each block walks a column of planes: a 2D block, and a grid with "
+                << "far fewer threads along z than there are planes (" << planes << " here; at least "
+                << fixed(min_coarsening, 0) << " planes per thread expected).";
+            break;
+        case Technique::register_tiled:
+            GPULAB_EXPECT(per_thread >= spec.at("tiled_min_shared_per_thread").get<double>() &&
+                          per_thread < spec.at("coarsened_min_shared_per_thread").get<double>())
+                << seen << ". Register tiling keeps only the current plane in shared memory (IN_TILE^2 values, one per "
+                << "thread); the planes below and above are each thread's own registers. "
+                << (per_thread >= 2.5 ? "Yours keeps about three planes in shared memory: that is lab 05's coarsened "
+                                        "kernel."
+                                      : "Yours keeps less than one value per thread: where does the current plane live?");
+            GPULAB_EXPECT(launch->local_bytes == 0)
+                << seen << ", and " << launch->local_bytes << " bytes of local memory per thread: the compiler put "
+                << "values you meant for registers into (slow, off-chip) local memory. That happens to an array "
+                   "indexed with a value known only at run time (e.g. planes[k] with a variable k): use named "
+                   "variables (below, here, above) and move them with plain assignments.";
+            GPULAB_EXPECT(planes_per_thread >= min_coarsening)
+                << seen << ". Register tiling builds on coarsening in z: each block walks a column of planes (a grid "
+                << "with far fewer threads along z than the " << planes << " planes).";
+            break;
+    }
+}
+
+template <typename T>
+void reads(Technique t, Precision p, double* worst, std::string* figure, std::string* worst_call) {
+    const gpulab::Json& spec = section("technique").at("reads");
+    for (const gpulab::Json& size : spec.at("sizes")) {
+        const Grid3 g = grid_of(size);
+        auto rng = gpulab::Rng::for_current_test();
+        const std::vector<T> in = oracle::random_field<T>(rng, g);
+        const Coeffs<double> c = oracle::distinct_coefficients(rng);
+        gpulab::GuardedDeviceArray<T> d_in(g.cells()), d_out(g.cells());
+        d_in.upload(in);
+        const std::string call = call_name(t, p, g);
+        const gpulab::ReadCount count = gpulab::count_device_reads(d_in.data(), g.cells() * sizeof(T), [&] {
+            student().of(t).get<T>()(d_in.data(), d_out.data(), g.nx, g.ny, g.nz, oracle::narrow<T>(c));
+            gpulab::check_student_launch(call);
+        });
+        GPULAB_ASSERT(count.available) << "grader error: could not count the reads of " << call << ": " << count.why;
+        if (!inspect_output(d_out.download(), in, g, c, tolerance_of(p), call).ok())
+            GTEST_SKIP() << call << " does not compute this case right yet (its MatchesOracle test says where); how it "
+                         << "reads its input is judged once it does.";
+        GPULAB_ASSERT(count.host_bytes_read == 0)
+            << call << " copied " << count.host_bytes_read << " bytes out of the input with cudaMemcpy while it ran.";
+        const double per_cell = double(count.reads) / double(g.interior_cells());
+        if (per_cell > *worst) *worst = per_cell, *worst_call = call;
+        *figure += (figure->empty() ? "" : ", ") + fixed(per_cell, 2) + " at " + g.name() + " " + precision_name(p);
+    }
+}
+
+}  // namespace
+
+void check_structure(Technique t) {
+    GPULAB_REQUIRE_GPU();
+    GPULAB_ASSERT(gpulab::launch_recording_supported()) << "grader error: launches cannot be recorded here";
+    structure<float>(t, Precision::f32);
+    structure<double>(t, Precision::f64);
+    gpulab::record_figure(testing::UnitTest::GetInstance()->current_test_info()->result()->Failed() ? "see below"
+                                                                                                      : "as the technique needs",
+                          "shared values per thread, z-planes per thread, spills");
+}
+
+void check_reads(Technique t) {
+    GPULAB_REQUIRE_DEVICE();
+    GPULAB_REQUIRE_READ_COUNTER();
+    const double bound = section("technique").at("reads").at("max_per_cell");
+    double worst = -1;
+    std::string figure, worst_call;
+    reads<float>(t, Precision::f32, &worst, &figure, &worst_call);
+    if (testing::Test::IsSkipped() || testing::Test::HasFatalFailure()) return;
+    reads<double>(t, Precision::f64, &worst, &figure, &worst_call);
+    if (testing::Test::IsSkipped() || testing::Test::HasFatalFailure()) return;
+    gpulab::record_figure(figure + " reads/cell (naive: 7)", "<= " + fixed(bound, 1) + " global reads of the input per cell");
+    std::ostringstream why;
+    const gpulab::TileUse use = gpulab::classify_tile_use(worst, 7);
+    if (use == gpulab::TileUse::like_naive)
+        why << "That is as often as the naive kernel, which reads all 7 values of every cell's stencil from global "
+               "memory: does " << launcher_name(t) << " launch your " << technique_name(t)
+            << " kernel, and does that kernel compute from shared memory?";
+    else if (use == gpulab::TileUse::beyond_naive)
+        why << "That is more than the naive kernel's 7: your kernel copies its tile into shared memory but still reads "
+               "neighbours from global memory. After __syncthreads(), take them from the __shared__ array"
+            << (t == Technique::register_tiled ? " (x and y neighbours) and your registers (z neighbours)." : ".");
+    else
+        why << "Some neighbours still come from global memory instead of shared memory (or registers), or the tile is "
+               "very small: an 8 x 8 x 8 input tile reads about 2.4 times per cell, a 32 x 32 tile coarsened in z "
+               "about 1.2 times.";
+    GPULAB_EXPECT(worst <= bound) << worst_call << " reads its input " << fixed(worst, 2)
+                                  << " times per interior cell (counted exactly in CPU execution mode; allowed: at most "
+                                  << fixed(bound, 1) << "). " << why.str();
+}
+
+}  // namespace stencil3d_grading

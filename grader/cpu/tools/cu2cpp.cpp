@@ -366,6 +366,11 @@ class Rewriter {
     edits_.push_back({t_[i].pos, t_[i].len, ""});
     std::string after;
     for (const std::string& name : declarator_names(s, e)) {
+      // ptxas refuses a kernel with more than 48 KB of static shared memory: CPU mode must not accept what a
+      // GPU build rejects (checked per array; the GPU's limit is per kernel).
+      after += " static_assert(sizeof(" + name + ") <= 48 * 1024, \"__shared__ " + name +
+               " is larger than 48 KB: static shared memory is limited to 48 KB per block (a GPU build fails with "
+               "'ptxas error: uses too much shared data'); use a smaller tile\");";
       if (file_scope)
         after += " static ::gpulab::cpu::SharedRegistrar " + name + "_gpulab_reg_([]() { return ::gpulab::cpu::SharedRegion{(void*)&" +
                  name + ", sizeof(" + name + ")}; });";

@@ -107,9 +107,9 @@ TEST(Compare, RecognisesErrorsOnTheOuterRingIn2D) {
 
 TEST(Compare, RelativeL2) {
     const std::vector<double> expected{3, 4};
-    EXPECT_NEAR(gpulab::relative_l2_error({3.f, 4.f}, expected), 0, 1e-12);
-    EXPECT_NEAR(gpulab::relative_l2_error({3.f, 4.5f}, expected), 0.1, 1e-12);
-    EXPECT_TRUE(std::isinf(gpulab::relative_l2_error({3.f, std::nanf("")}, expected)));
+    EXPECT_NEAR(gpulab::relative_l2_error(std::vector<float>{3.f, 4.f}, expected), 0, 1e-12);
+    EXPECT_NEAR(gpulab::relative_l2_error(std::vector<float>{3.f, 4.5f}, expected), 0.1, 1e-12);
+    EXPECT_TRUE(std::isinf(gpulab::relative_l2_error(std::vector<float>{3.f, std::nanf("")}, expected)));
 }
 
 }  // namespace

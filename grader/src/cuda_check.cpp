@@ -101,10 +101,10 @@ void check_student_launch(const std::string& what) {
     const auto fail = [&](cudaError_t status, const char* when) {
         std::string message = what + " " + when + ": " + cudaGetErrorName(status) + " (" +
                               cudaGetErrorString(status) + ")." + cpu_mode_reason(status);
-        if (const std::string rejected = take_rejected_launch(); !rejected.empty())
-            message += " The launch: " + rejected + ".";
+        const std::string rejected = take_rejected_launch();
         const std::string hint = explain_cuda_error(status);
-        if (!hint.empty()) message += " Likely cause: " + hint + ".";
+        if (!rejected.empty()) message += " The launch: " + rejected + ".";
+        else if (!hint.empty()) message += " Likely cause: " + hint + ".";
         throw CudaError(status, message);
     };
     if (const cudaError_t status = cudaGetLastError(); status != cudaSuccess) fail(status, "could not launch");

@@ -111,7 +111,10 @@ void record(const void* kernel, dim3 grid, dim3 block, size_t shared) {
 
 // A rejected configuration is remembered in words, for check_student_launch's message.
 cudaError_t remember_rejection(cudaError_t status, dim3 grid, dim3 block) {
-    if (status == cudaErrorInvalidConfiguration) {
+    // The runtime answers a block of over 1024 threads with cudaErrorInvalidConfiguration or, depending on
+    // the dimension that breaks a limit, cudaErrorInvalidValue.
+    if (status == cudaErrorInvalidConfiguration ||
+        (status == cudaErrorInvalidValue && !gpulab::invalid_configuration(grid, block).empty())) {
         std::lock_guard<std::mutex> lock(gpulab::g_mutex);
         gpulab::g_rejected = gpulab::invalid_configuration(grid, block);
     }

@@ -98,7 +98,8 @@ function(_gpulab_add_grader lab mode harness shared)
         set(shared_target gpulab-shared-${shared}-${mode})
         if(NOT TARGET ${shared_target})
             file(GLOB shared_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/grader/shared/${shared}/*.cpp)
-            add_library(${shared_target} STATIC ${shared_sources})
+            # An object library: its tests register themselves, so none of its objects may be dropped.
+            add_library(${shared_target} OBJECT ${shared_sources})
             target_include_directories(${shared_target} PUBLIC ${PROJECT_SOURCE_DIR}/grader/shared/${shared}
                                                                ${PROJECT_SOURCE_DIR}/labs/common)
             target_link_libraries(${shared_target} PUBLIC ${harness})

@@ -1,7 +1,7 @@
 // The grader of lab 04 (3D seven-point stencil: naive and tiled kernels, and a 3D heat solver). Points,
 // sizes and tolerances come from labs/04-stencil3d-tiling/lab.json; the handout describes every test by
-// the same name. The checks themselves are shared with labs 05 and 06 (grader/shared/stencil3d/).
-#include "heat_checks.h"
+// the same name. Stability and the reports are registered once for the three labs
+// (grader/shared/stencil3d/shared_tests.cpp), and every check is shared with labs 05 and 06.
 #include "oracle.h"
 #include "speed.h"
 #include "stencil_check.h"
@@ -178,27 +178,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, Solve, testing::ValuesIn(solve_params()), [](con
     return info.param.name + "_" + kernel_name(info.param.kernel) + "_" + precision_name(info.param.precision);
 });
 
-// ---- The kernels as a heat solver, iterated by the grader ---------------------------------------------------
-
-class Stability : public testing::TestWithParam<KernelPrecision> {};
-
-TEST_P(Stability, MaximumPrinciple) {
-    GPULAB_REQUIRE_DEVICE();
-    check_maximum_principle(GetParam().technique, GetParam().precision);
-}
-TEST_P(Stability, SineModeDecayRate) {
-    GPULAB_REQUIRE_DEVICE();
-    check_sine_decay(GetParam().technique, GetParam().precision);
-}
-TEST_P(Stability, GrowsAboveBound) {
-    GPULAB_REQUIRE_DEVICE();
-    check_growth_above_bound(GetParam().technique, GetParam().precision);
-}
-
-INSTANTIATE_TEST_SUITE_P(Kernels, Stability, testing::ValuesIn(kernel_precisions({Technique::naive, Technique::tiled})),
-                         kernel_precision_name);
-
-// ---- Speed and reports ---------------------------------------------------------------------------------------
+// ---- Speed ---------------------------------------------------------------------------------------
 
 class Speed : public testing::TestWithParam<StencilCase> {};
 
@@ -206,12 +186,5 @@ TEST_P(Speed, NaiveThroughput) { check_speed(Technique::naive, GetParam()); }
 TEST_P(Speed, TiledThroughput) { check_speed(Technique::tiled, GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, Speed, testing::ValuesIn(speed_cases()), case_name);
-
-TEST(Report, Progression) { report_progression(); }
-
-TEST(Report, PrecisionDrift) {
-    GPULAB_REQUIRE_DEVICE();
-    report_precision_drift(Technique::tiled);
-}
 
 }  // namespace

@@ -20,13 +20,6 @@ using gpulab::fixed;
 using gpulab::num;
 using gpulab::sci;
 
-std::vector<KernelPrecision> kernel_precisions(std::initializer_list<Technique> techniques) {
-    std::vector<KernelPrecision> all;
-    for (Technique t : techniques)
-        for (Precision p : {Precision::f32, Precision::f64}) all.push_back({t, p});
-    return all;
-}
-
 std::string kernel_precision_name(const testing::TestParamInfo<KernelPrecision>& info) {
     std::string name = technique_name(info.param.technique);
     std::replace(name.begin(), name.end(), '-', '_');

@@ -26,7 +26,6 @@ struct KernelPrecision {
     Technique technique;
     Precision precision;
 };
-std::vector<KernelPrecision> kernel_precisions(std::initializer_list<Technique> techniques);
 std::string kernel_precision_name(const testing::TestParamInfo<KernelPrecision>& info);
 
 }  // namespace stencil3d_grading

@@ -25,9 +25,11 @@ LaunchRecorder::LaunchRecorder() {
     std::lock_guard<std::mutex> lock(g_mutex);
     if (g_active) throw std::logic_error("only one LaunchRecorder at a time");
     g_active = new std::vector<RecordedLaunch>;
+    start_watching_launches();
 }
 
 LaunchRecorder::~LaunchRecorder() {
+    stop_watching_launches();
     std::lock_guard<std::mutex> lock(g_mutex);
     delete g_active;
     g_active = nullptr;
@@ -68,8 +70,29 @@ std::string take_rejected_launch() {
 
 #ifdef GPULAB_CPU_MODE
 
-// CPU execution mode runs launches itself: nothing reaches a cudaLaunchKernel to be recorded.
-bool gpulab::launch_recording_supported() { return false; }
+// CPU execution mode runs launches itself and reports each to an observer: the configuration and the static
+// shared memory a block used; registers and local memory stay 0 (unknown without a GPU build).
+#include <gpulab_cpu/launch_observer.h>
+
+namespace {
+
+void observe(const gpulab::cpu::LaunchRecord& r) {
+    std::lock_guard<std::mutex> lock(gpulab::g_mutex);
+    if (!gpulab::g_active) return;
+    gpulab::RecordedLaunch launch;
+    launch.kernel = r.kernel;
+    launch.grid = r.grid;
+    launch.block = r.block;
+    launch.dynamic_shared_bytes = r.dynamic_shared;
+    launch.static_shared_bytes = r.static_shared;
+    gpulab::g_active->push_back(launch);
+}
+
+}  // namespace
+
+bool gpulab::launch_recording_supported() { return true; }
+void gpulab::start_watching_launches() { gpulab::cpu::set_launch_observer(&observe); }
+void gpulab::stop_watching_launches() { gpulab::cpu::set_launch_observer(nullptr); }
 
 #else
 
@@ -124,6 +147,10 @@ cudaError_t remember_rejection(cudaError_t status, dim3 grid, dim3 block) {
 }  // namespace
 
 bool gpulab::launch_recording_supported() { return real_launch() && real_handle_launch(); }
+
+// The interposed entry points watch every launch already.
+void gpulab::start_watching_launches() {}
+void gpulab::stop_watching_launches() {}
 
 // Interposes on the CUDA runtime's launch entry points: the grader executable exports these symbols,
 // so the solution libraries' launches resolve here first. nvcc 13's <<<...>>> calls

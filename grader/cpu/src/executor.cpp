@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <thread>
+#include "gpulab_cpu/launch_observer.h"
 #include "worker.h"
 
 namespace gpulab::cpu {
@@ -221,6 +222,8 @@ long long clock64() {
       .count();
 }
 
+std::atomic<LaunchObserver> g_launch_observer{nullptr};
+
 void launch(const LaunchSite& site, const void* kernel, dim3 grid, dim3 block, size_t shmem, cudaStream_t,
             KernelThunk thunk, const void* payload) {
   if (cudaError_t s = sticky_error()) {
@@ -256,5 +259,9 @@ void launch(const LaunchSite& site, const void* kernel, dim3 grid, dim3 block, s
     job.record(cudaErrorIllegalAddress, format("%s (kernel %s launched at %s:%d)", canary.c_str(), site.kernel,
                                                site.file, site.line));
   if (job.err != cudaSuccess) fail(job.err, job.msg + format(" [GPULAB_CPU_SEED=%llu]", job.seed));
+  if (LaunchObserver observer = g_launch_observer.load())
+    observer(LaunchRecord{kernel, grid, block, shmem, job.static_shared.load()});
 }
+
+void set_launch_observer(LaunchObserver observer) { g_launch_observer = observer; }
 }  // namespace gpulab::cpu

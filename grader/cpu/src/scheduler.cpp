@@ -280,6 +280,19 @@ void device_trap(const char* what, const char* file, int line) {
   abort_cuda_thread(cudaErrorLaunchFailure, format("%s called at %s:%d in %s", what, file, line, who.c_str()));
 }
 
-void poison_shared(void* p, size_t n) { std::memset(p, 0xFF, n); }
+void poison_shared(void* p, size_t n) {
+  std::memset(p, 0xFF, n);
+  // Called once per array per block: the block's static shared memory, for the launch observer.
+  Worker* w = this_worker_if_any();
+  if (!w || !w->job) return;
+  if (w->shared_epoch != gpulab_cpu_tls.block_epoch) {
+    w->shared_epoch = gpulab_cpu_tls.block_epoch;
+    w->shared_bytes = 0;
+  }
+  w->shared_bytes += n;
+  size_t seen = w->job->static_shared.load();
+  while (w->shared_bytes > seen && !w->job->static_shared.compare_exchange_weak(seen, w->shared_bytes)) {
+  }
+}
 unsigned char* dynamic_shared_memory() { return gpulab_cpu_tls.dynamic_shared; }
 }  // namespace gpulab::cpu

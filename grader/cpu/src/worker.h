@@ -65,6 +65,7 @@ struct LaunchJob {
   unsigned long long seed;
   std::atomic<unsigned long long> next{0};
   std::atomic<bool> abort{false};
+  std::atomic<size_t> static_shared{0};  // the most static __shared__ bytes one block reached
   std::mutex mutex;
   cudaError_t err = cudaSuccess;
   std::string msg;
@@ -91,6 +92,8 @@ struct Worker {
   unsigned char* dyn_end = nullptr;
   unsigned long long epoch = 0;
   unsigned long long block_linear = 0;
+  unsigned long long shared_epoch = 0;  // the block whose static __shared__ arrays shared_bytes adds up
+  size_t shared_bytes = 0;
   LaunchJob* job = nullptr;
   // Escape hatch from a CUDA thread back to run_block(): faults (signal handler), device asserts, traps.
   sigjmp_buf jmp;

@@ -34,8 +34,14 @@ public:
     const std::vector<RecordedLaunch>& launches() const;
 };
 
-// False in CPU execution mode, where launches do not go through cudaLaunchKernel.
+// True where launches can be recorded: on a GPU (configuration and the compiled kernel's attributes) and in
+// CPU execution mode (configuration and the static shared memory a block used; registers and local
+// memory are 0 there, unknown without a GPU build).
 bool launch_recording_supported();
+
+// Used by LaunchRecorder: CPU execution mode reports launches only while someone watches.
+void start_watching_launches();
+void stop_watching_launches();
 
 // What was wrong with the last launch the CUDA runtime rejected as an invalid configuration, e.g.
 // "invalid configuration: block 32 x 32 x 32 = 32768 threads per block > 1024", and forgets it;

@@ -20,6 +20,14 @@ namespace {
 
 Grid3 grid_of(const gpulab::Json& size) { return {size.at(0), size.at(1), size.at(2)}; }
 
+// "grid 5x5x2, block 32x32x1, 12288 B shared": what CPU execution mode knows of a launch.
+std::string launch_shape(const gpulab::RecordedLaunch& l) {
+    std::ostringstream out;
+    out << "grid " << l.grid.x << "x" << l.grid.y << "x" << l.grid.z << ", block " << l.block.x << "x" << l.block.y
+        << "x" << l.block.z << ", " << l.shared_bytes() << " B shared";
+    return out.str();
+}
+
 // The launch that does the work: the one with the most threads.
 const gpulab::RecordedLaunch* main_launch(const std::vector<gpulab::RecordedLaunch>& launches) {
     const gpulab::RecordedLaunch* best = nullptr;
@@ -51,12 +59,15 @@ void structure(Technique t, Precision p) {
     const int planes = g.nz - 2;
     const double threads_in_z = double(launch->grid.z) * launch->block.z;
     const double planes_per_thread = planes / threads_in_z;
+    const bool gpu = !gpulab::device_facts().emulated;  // registers and spills exist only in a GPU build
     std::ostringstream figure;
     figure << precision_name(p) << ": " << launch->shared_bytes() << " B shared for " << threads << " threads ("
-           << fixed(per_thread, 2) << " values each), " << launch->registers << " regs, " << launch->local_bytes
-           << " B local, " << fixed(planes_per_thread, 1) << " z-planes a thread";
+           << fixed(per_thread, 2) << " values each), ";
+    if (gpu) figure << launch->registers << " regs, " << launch->local_bytes << " B local, ";
+    figure << fixed(planes_per_thread, 1) << " z-planes a thread";
     testing::Test::RecordProperty(std::string("structure_") + precision_name(p), figure.str());
-    const std::string seen = call + " launched " + launch->describe() + ": " + fixed(per_thread, 2) +
+    const std::string seen = call + " launched " + (gpu ? launch->describe() : launch_shape(*launch)) + ": " +
+                             fixed(per_thread, 2) +
                              " shared values per thread, " + fixed(planes_per_thread, 1) + " z-plane(s) per thread";
     const double min_coarsening = spec.at("min_planes_per_thread");
     switch (t) {
@@ -91,7 +102,7 @@ void structure(Technique t, Precision p) {
                 << (per_thread >= 2.5 ? "Yours keeps about three planes in shared memory: that is lab 05's coarsened "
                                         "kernel."
                                       : "Yours keeps less than one value per thread: where does the current plane live?");
-            GPULAB_EXPECT(launch->local_bytes == 0)
+            GPULAB_EXPECT(!gpu || launch->local_bytes == 0)
                 << seen << ", and " << launch->local_bytes << " bytes of local memory per thread: the compiler put "
                 << "values you meant for registers into (slow, off-chip) local memory. That happens to an array "
                    "indexed with a value known only at run time (e.g. planes[k] with a variable k): use named "
@@ -133,10 +144,15 @@ void reads(Technique t, Precision p, double* worst, std::string* figure, std::st
 }  // namespace
 
 void check_structure(Technique t) {
-    GPULAB_REQUIRE_GPU();
+    GPULAB_REQUIRE_DEVICE();
     GPULAB_ASSERT(gpulab::launch_recording_supported()) << "grader error: launches cannot be recorded here";
     structure<float>(t, Precision::f32);
     structure<double>(t, Precision::f64);
+    // CPU execution mode sees the launch and its shared memory, not what a GPU build does with registers: a
+    // register-tiled kernel whose structure is right here is judged on a GPU, where spills show.
+    if (t == Technique::register_tiled && gpulab::device_facts().emulated && !testing::Test::HasFailure())
+        GTEST_SKIP() << "the launch and its shared memory are right; whether the registers spill to local memory "
+                        "can only be read from a GPU build, so this test is graded on a GPU";
     gpulab::record_figure(testing::UnitTest::GetInstance()->current_test_info()->result()->Failed() ? "see below"
                                                                                                       : "as the technique needs",
                           "shared values per thread, z-planes per thread, spills");

@@ -1,8 +1,8 @@
 // Does a kernel use the technique its slot names? Checked on what it does, not on its speed (on Hopper
 // the naive kernel outruns the textbook tiled one, so speed alone would reward the naive kernel in the
 // tiled slot):
-//  - structure, on the GPU: the compiled kernel's shared memory per thread, local memory (register
-//    spills), and how many z-planes each thread covers, from the launch the student's code makes;
+//  - structure, from the launch the student's code makes: shared memory per thread and how many z-planes
+//    each thread covers (on a GPU and in CPU execution mode), local memory (register spills; GPU only);
 //  - use, in CPU execution mode: how often the kernel reads its input per output cell, counted exactly.
 #pragma once
 
@@ -10,7 +10,7 @@
 
 namespace stencil3d_grading {
 
-// Technique.<...> (GPU): naive no shared memory; tiled about one shared element per thread (an IN_TILE^3
+// Technique.<...>: naive no shared memory; tiled about one shared element per thread (an IN_TILE^3
 // tile for IN_TILE^3 threads); coarsened about three (three IN_TILE^2 planes) and several z-planes per
 // thread; register-tiled about one (only the current plane), several z-planes per thread, no spills.
 void check_structure(Technique t);

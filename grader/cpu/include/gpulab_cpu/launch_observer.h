@@ -1,0 +1,26 @@
+// Watching the launches CPU execution mode runs (for graders, not student code): what the GPU grader learns
+// by interposing on cudaLaunchKernel and asking cudaFuncGetAttributes, as far as the CPU can know it.
+//
+// static_shared is the largest number of bytes of static __shared__ arrays one block of the launch reached
+// (each array counts once per block, when the first thread gets to its declaration). A GPU reports every
+// array the kernel declares, reached or not. Registers and local memory (spills) are compiler decisions of
+// a GPU build: CPU execution mode cannot know them.
+#pragma once
+#include <cstddef>
+#include "types.h"
+
+namespace gpulab::cpu {
+
+struct LaunchRecord {
+  const void* kernel = nullptr;
+  dim3 grid, block;
+  size_t dynamic_shared = 0;
+  size_t static_shared = 0;
+};
+
+using LaunchObserver = void (*)(const LaunchRecord& launch);
+
+// Calls `observer` after every launch that ran (nullptr: none). One observer at a time.
+void set_launch_observer(LaunchObserver observer);
+
+}  // namespace gpulab::cpu

@@ -16,7 +16,8 @@ std::vector<RecordedLaunch>* g_active = nullptr;
 std::string RecordedLaunch::describe() const {
     std::ostringstream out;
     out << "grid " << grid.x << "x" << grid.y << "x" << grid.z << ", block " << block.x << "x" << block.y << "x"
-        << block.z << ", " << shared_bytes() << " B shared, " << registers << " regs";
+        << block.z << ", " << shared_bytes() << " B shared";
+    if (registers) out << ", " << registers << " regs";  // 0: unknown (CPU execution mode)
     if (local_bytes) out << ", " << local_bytes << " B local";
     return out.str();
 }

@@ -1,8 +1,12 @@
 #include "gpulab/time_step_checks.h"
 
+#include "gpulab/compare.h"
 #include "gpulab/format.h"
+#include "gpulab/grader_test.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <sstream>
 
 namespace gpulab {
@@ -55,6 +59,29 @@ std::string uneven_step_count_hint(double tmax, double exact_steps, int expected
                 " in floating point: recover n with std::lround, not with a cast to int or floor, which drop a step.";
     }
     return hint;
+}
+
+void expect_refuses_unstable_dt(const std::vector<float>& f, const Json& ratios, double dt_per_r, const std::string& call,
+                                const std::string& bound_text, const std::function<void(double dt)>& integrate,
+                                const std::function<std::string(double)>& hint) {
+    const std::vector<float> before = f;
+    for (double r : ratios) {
+        const double dt = r * dt_per_r;
+        try {
+            integrate(dt);
+            ADD_FAILURE() << call << " accepted dt = " << dt << " (r = " << fixed(r, 2) << " > " << bound_text
+                          << ") and ran." << (hint ? hint(r) : std::string())
+                          << " An unstable request must throw std::invalid_argument before anything runs.";
+        } catch (const std::invalid_argument& refused) {
+            GPULAB_EXPECT(std::strlen(refused.what()) > 0) << "the refusal should say why (give the value of r)";
+            record_figure(std::string("refused: ") + refused.what(), "std::invalid_argument");
+        } catch (const std::exception& other) {
+            ADD_FAILURE() << "integrate with r = " << fixed(r, 2)
+                          << " threw something other than std::invalid_argument: " << other.what();
+        }
+        GPULAB_EXPECT(std::equal(f.begin(), f.end(), before.begin(), same_bits<float>))
+            << "integrate changed f although the request (r = " << fixed(r, 2) << ") was unstable.";
+    }
 }
 
 }  // namespace gpulab

@@ -22,7 +22,7 @@ struct RecordedLaunch {
     std::size_t local_bytes = 0;  // per-thread local memory: register spills and local arrays
     int registers = 0;
     std::size_t shared_bytes() const { return static_shared_bytes + dynamic_shared_bytes; }
-    std::string describe() const;  // "grid 4096x1x1, block 256x1x1, 0 B shared, 16 regs"
+    std::string describe() const;  // "grid 4096x1x1, block 256x1x1, 0 B shared, 16 regs" (regs where known)
 };
 
 class LaunchRecorder {

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace gpulab {
 
@@ -22,6 +23,15 @@ ChosenDtCheck check_chosen_dt(const Json& cases, const std::string& spacing, dou
                               double min_r,
                               const std::function<double(double, double, double)>& choose_dt,
                               const std::function<std::string(double)>& hint = {});
+
+// The body of Stability.RefusesUnstableDt: for each r of `ratios`, calls integrate(dt) with dt = r * h^2/k
+// (`dt_per_r` = h^2/k) on the host array `f` and expects std::invalid_argument with a message, before
+// anything runs: f must come back bit for bit. Reports with GoogleTest. `call` names the call for the
+// student ("integrate(..., tiled)"), `bound_text` the bound ("1/4"); `hint(r)` may add a sentence to an
+// accepted request (e.g. "Checking against the rod's 1/2?").
+void expect_refuses_unstable_dt(const std::vector<float>& f, const Json& ratios, double dt_per_r, const std::string& call,
+                                const std::string& bound_text, const std::function<void(double dt)>& integrate,
+                                const std::function<std::string(double)>& hint = {});
 
 // For a solve whose tmax is not a whole number of the largest stable steps (`exact_steps` of them),
 // what the step count must be and why; "" when it is whole. `limit` names the stable step for the

@@ -28,11 +28,11 @@ std::string kernel_precision_name(const testing::TestParamInfo<KernelPrecision>&
 
 namespace {
 
-Grid3 grid_of(const gpulab::Json& size) { return {size.at(0), size.at(1), size.at(2)}; }
-
+// A setting lab.json gives per precision: {"float": ..., "double": ...}.
 template <typename T>
-double slack(const gpulab::Json& by_precision) {
-    return by_precision.at(sizeof(T) == sizeof(float) ? "float" : "double").get<double>();
+double for_precision(const gpulab::Json& setting) {
+    const double value = setting.at(precision_name(precision_of<T>()));
+    return value;
 }
 
 // `steps` heat sweeps of the student's kernel, run by the grader: two buffers that both start as
@@ -48,7 +48,7 @@ bool run_heat(Technique t, const std::vector<T>& start, const Grid3& g, double r
     T* to = b.data();
     const Coeffs<T> c = oracle::heat_coefficients<T>(r);
     const std::string call = std::string(launcher_name(t)) + " (" + std::to_string(steps) + " heat steps at r = " +
-                             fixed(r, 4) + ", " + (sizeof(T) == 4 ? "float" : "double") + ", " + g.name() + ")";
+                             fixed(r, 4) + ", " + precision_name(precision_of<T>()) + ", " + g.name() + ")";
     for (int n = 0; n < steps; ++n) {
         if (n == 0 && !launch_checked(launch, from, to, g, c, call)) return false;
         if (n > 0) launch(from, to, g.nx, g.ny, g.nz, c);
@@ -75,7 +75,7 @@ std::string not_right_yet(Technique t, const std::vector<T>& start, const Grid3&
     if (cudaDeviceSynchronize() != cudaSuccess || cudaGetLastError() != cudaSuccess)
         return std::string("Your ") + technique_name(t) + " kernel fails to run here.";
     const OutputReport report = inspect_output(d_out.download(), start, g, oracle::heat_coefficients<double>(r),
-                                               tolerance_of(sizeof(T) == 4 ? Precision::f32 : Precision::f64), "");
+                                               tolerance_of(precision_of<T>()), "");
     if (report.ok()) return "";
     return std::string("Your ") + technique_name(t) + " kernel does not compute one heat step right yet (" +
            std::to_string(report.wrong) + " of " + std::to_string(report.interior) + " interior cells wrong" +
@@ -108,7 +108,7 @@ void maximum_principle(Technique t) {
     const auto [lo0, hi0] = std::minmax_element(start.begin(), start.end());
     double lo = INFINITY, hi = -INFINITY;
     std::size_t outside = 0, nonfinite = 0;
-    const double allowed = slack<T>(section("stability").at("max_principle_slack"));
+    const double allowed = for_precision<T>(section("stability").at("max_principle_slack"));
     for (T v : end) {
         if (!std::isfinite(double(v))) {
             ++nonfinite;
@@ -121,14 +121,14 @@ void maximum_principle(Technique t) {
     const std::vector<double> expected = oracle::heat_steps(oracle::widen(start), g, r, steps);
     const double error = gpulab::relative_l2_error(oracle::widen<T>(end), expected);
     const double start_error = gpulab::relative_l2_error(oracle::widen<T>(start), expected);
-    const double tol = slack<T>(section("stability").at("long_run_rel_l2"));
+    const double tol = for_precision<T>(section("stability").at("long_run_rel_l2"));
     gpulab::record_figure("range [" + fixed(lo, 4) + ", " + fixed(hi, 4) + "], rel L2 vs oracle " + sci(error),
                           "within [" + fixed(*lo0, 4) + ", " + fixed(*hi0, 4) + "], rel L2 <= " + sci(tol, 0));
     if (outside + nonfinite > 0 || !(error <= tol))
         if (const std::string why = not_right_yet(t, start, g, r); !why.empty()) return void(ADD_FAILURE() << why);
     GPULAB_EXPECT(outside == 0 && nonfinite == 0)
         << "After " << steps << " heat steps at r = 1/6 with your " << technique_name(t) << " kernel ("
-        << (sizeof(T) == 4 ? "float" : "double") << ", " << g.name() << "), " << outside + nonfinite
+        << precision_name(precision_of<T>()) << ", " << g.name() << "), " << outside + nonfinite
         << " cell(s) left the starting range [" << num(*lo0) << ", " << num(*hi0) << "]"
         << (nonfinite ? " (" + std::to_string(nonfinite) + " not even finite)" : std::string()) << "; the values span ["
         << num(lo) << ", " << num(hi) << "]. With r <= 1/6 each new value is a weighted average of old ones (weights "
@@ -160,7 +160,7 @@ void sine_decay(Technique t) {
                                        (double(mx * mx) / ((g.nx - 1) * (g.nx - 1)) + double(my * my) / ((g.ny - 1) * (g.ny - 1)) +
                                         double(mz * mz) / ((g.nz - 1) * (g.nz - 1))));
     const double rel = std::fabs(measured / expected - 1.0);
-    const double tol = slack<T>(spec.at("rel_tol"));
+    const double tol = for_precision<T>(spec.at("rel_tol"));
     gpulab::record_figure("decay x" + sci(measured, 4) + " (FTCS x" + sci(expected, 4) + ")",
                           "within " + sci(tol, 0) + " of FTCS");
     if (!(std::isfinite(measured) && rel <= tol))
@@ -173,7 +173,7 @@ void sine_decay(Technique t) {
     GPULAB_EXPECT(std::isfinite(measured) && rel <= tol)
         << "A sine mode (" << mx << ", " << my << ", " << mz << ") with zero boundary should decay by the FTCS factor "
         << fixed(factor, 6) << " each step: x" << sci(expected, 4) << " after " << steps << " steps at r = " << fixed(r, 3)
-        << ". With your " << technique_name(t) << " kernel (" << (sizeof(T) == 4 ? "float" : "double")
+        << ". With your " << technique_name(t) << " kernel (" << precision_name(precision_of<T>())
         << ") it went x" << sci(measured, 4) << " (off by " << sci(rel) << ", allowed " << sci(tol, 0) << "). "
         << (measured > expected ? "It decays too slowly: are all six neighbours weighted by r, the centre by 1 - 6r?"
                                 : "It decays too fast: does each step read the previous step's whole field?");
@@ -201,7 +201,7 @@ void growth_above_bound(Technique t) {
     GPULAB_EXPECT(std::isfinite(measured) && measured > 1 && rel <= tol)
         << "Just above the stability bound (r = " << fixed(r, 3) << " > 1/6) the highest mode (a checkerboard) must grow by |"
         << fixed(factor, 5) << "| each step: x" << sci(std::exp(expected_log), 3) << " after " << steps
-        << " steps. With your " << technique_name(t) << " kernel (" << (sizeof(T) == 4 ? "float" : "double")
+        << " steps. With your " << technique_name(t) << " kernel (" << precision_name(precision_of<T>())
         << ") it went x" << sci(measured, 3)
         << ". FTCS is unstable there by theory; a kernel that damps this mode is not computing the stencil it was "
            "given (check the weights), one that grows it faster reads wrong neighbours.";

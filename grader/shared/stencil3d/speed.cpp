@@ -21,7 +21,7 @@ using gpulab::fixed;
 std::vector<StencilCase> speed_cases() {
     std::vector<StencilCase> cases;
     for (const gpulab::Json& c : section("speed").at("cases"))
-        cases.push_back({{c.at(0), c.at(1), c.at(2)}, c.at(3) == "double" ? Precision::f64 : Precision::f32});
+        cases.push_back({grid_of(c), c.at(3) == "double" ? Precision::f64 : Precision::f32});
     return cases;
 }
 
@@ -155,7 +155,7 @@ std::string progression_table(const Grid3& g, const std::vector<Row>& rows, cons
         launches.push_back([=, &d_in, &d_out] { launch(d_in.data(), d_out.data(), g.nx, g.ny, g.nz, ct); });
         std::string note = resources_of(launch, d_in.data(), d_out.data(), g, ct);
         if (row.whose == "yours" &&
-            !inspect_output(d_out.download(), in, g, c, tolerance_of(sizeof(T) == 4 ? Precision::f32 : Precision::f64), "")
+            !inspect_output(d_out.download(), in, g, c, tolerance_of(precision_of<T>()), "")
                  .ok())
             note += "; WRONG OUTPUT";
         notes.push_back(note);
@@ -166,7 +166,7 @@ std::string progression_table(const Grid3& g, const std::vector<Row>& rows, cons
     for (std::size_t i = 0; i < rows.size(); ++i)
         if (rows[i].technique == Technique::naive && rows[i].whose == "reference") naive_ms = samples[i].median();
     std::ostringstream table;
-    table << "  " << (sizeof(T) == 4 ? "float" : "double") << ", " << g.name() << " (copy: " << fixed(copy_gbs, 0)
+    table << "  " << precision_name(precision_of<T>()) << ", " << g.name() << " (copy: " << fixed(copy_gbs, 0)
           << " GB/s)\n"
           << "  technique        whose          ms     GB/s  GStencil/s  % of copy  vs ref naive  resources\n";
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -196,7 +196,7 @@ void report_progression() {
     const std::vector<Row> rows = progression_rows(missing);
     std::string tables;
     for (const gpulab::Json& size : spec.at("cases")) {
-        const Grid3 g{size.at(0), size.at(1), size.at(2)};
+        const Grid3 g = grid_of(size);
         tables += size.at(3) == "double" ? progression_table<double>(g, rows, timing_options(spec))
                                          : progression_table<float>(g, rows, timing_options(spec));
     }

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,14 @@ namespace stencil3d_grading {
 
 enum class Precision { f32, f64 };
 const char* precision_name(Precision p);  // "float", "double"
+
+template <typename T>
+constexpr Precision precision_of() {
+    return sizeof(T) == sizeof(float) ? Precision::f32 : Precision::f64;
+}
+
+// A grid from lab.json: [n] (a cube) or [nx, ny, nz].
+Grid3 grid_of(const gpulab::Json& size);
 
 struct StencilCase {
     Grid3 g;
@@ -60,8 +69,9 @@ struct OutputReport {
     bool ok() const { return wrong == 0 && unwritten == 0 && boundary_written == 0; }
 };
 
+// `cells`, where given, gets one diagnosis::Cell per cell of the grid (what the diagnoses read).
 template <typename T>
 OutputReport inspect_output(const std::vector<T>& out, const std::vector<T>& in, const Grid3& g, const Coeffs<double>& c,
-                            double rel_tol, const std::string& call);
+                            double rel_tol, const std::string& call, std::vector<std::uint8_t>* cells = nullptr);
 
 }  // namespace stencil3d_grading

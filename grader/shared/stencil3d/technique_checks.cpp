@@ -18,16 +18,6 @@ using gpulab::fixed;
 
 namespace {
 
-Grid3 grid_of(const gpulab::Json& size) { return {size.at(0), size.at(1), size.at(2)}; }
-
-// "grid 5x5x2, block 32x32x1, 12288 B shared": what CPU execution mode knows of a launch.
-std::string launch_shape(const gpulab::RecordedLaunch& l) {
-    std::ostringstream out;
-    out << "grid " << l.grid.x << "x" << l.grid.y << "x" << l.grid.z << ", block " << l.block.x << "x" << l.block.y
-        << "x" << l.block.z << ", " << l.shared_bytes() << " B shared";
-    return out.str();
-}
-
 // The launch that does the work: the one with the most threads.
 const gpulab::RecordedLaunch* main_launch(const std::vector<gpulab::RecordedLaunch>& launches) {
     const gpulab::RecordedLaunch* best = nullptr;
@@ -39,8 +29,11 @@ const gpulab::RecordedLaunch* main_launch(const std::vector<gpulab::RecordedLaun
     return best;
 }
 
+// Checks one precision's launch; returns its figures for the grade table ("1.00 shared/thread, 27.0 z-planes
+// a thread"), "" when the launch failed.
 template <typename T>
-void structure(Technique t, Precision p) {
+std::string structure(Technique t) {
+    const Precision p = precision_of<T>();
     const gpulab::Json& spec = section("technique");
     const Grid3 g = grid_of(spec.at("size"));
     auto rng = gpulab::Rng::for_current_test();
@@ -50,9 +43,12 @@ void structure(Technique t, Precision p) {
     gpulab::LaunchRecorder recorder;
     if (!launch_checked(student().of(t).get<T>(), d_in.data(), d_out.data(), g,
                         oracle::narrow<T>(oracle::distinct_coefficients(rng)), call))
-        return;
+        return "";
     const gpulab::RecordedLaunch* launch = main_launch(recorder.launches());
-    GPULAB_ASSERT(launch) << call << " launched no kernel.";
+    if (!launch) {
+        ADD_FAILURE() << call << " launched no kernel.";
+        return "";
+    }
     testing::Test::RecordProperty(std::string("launch_") + precision_name(p), launch->describe());
     const double threads = double(launch->block.x) * launch->block.y * launch->block.z;
     const double per_thread = double(launch->shared_bytes()) / sizeof(T) / threads;
@@ -66,7 +62,7 @@ void structure(Technique t, Precision p) {
     if (gpu) figure << launch->registers << " regs, " << launch->local_bytes << " B local, ";
     figure << fixed(planes_per_thread, 1) << " z-planes a thread";
     testing::Test::RecordProperty(std::string("structure_") + precision_name(p), figure.str());
-    const std::string seen = call + " launched " + (gpu ? launch->describe() : launch_shape(*launch)) + ": " +
+    const std::string seen = call + " launched " + launch->describe() + ": " +
                              fixed(per_thread, 2) +
                              " shared values per thread, " + fixed(planes_per_thread, 1) + " z-plane(s) per thread";
     const double min_coarsening = spec.at("min_planes_per_thread");
@@ -112,6 +108,7 @@ void structure(Technique t, Precision p) {
                 << "with far fewer threads along z than the " << planes << " planes).";
             break;
     }
+    return fixed(per_thread, 2) + " shared/thread, " + fixed(planes_per_thread, 1) + " z-planes a thread";
 }
 
 template <typename T>
@@ -146,16 +143,21 @@ void reads(Technique t, Precision p, double* worst, std::string* figure, std::st
 void check_structure(Technique t) {
     GPULAB_REQUIRE_DEVICE();
     GPULAB_ASSERT(gpulab::launch_recording_supported()) << "grader error: launches cannot be recorded here";
-    structure<float>(t, Precision::f32);
-    structure<double>(t, Precision::f64);
+    const std::string figure = structure<float>(t);
+    structure<double>(t);
     // CPU execution mode sees the launch and its shared memory, not what a GPU build does with registers: a
     // register-tiled kernel whose structure is right here is judged on a GPU, where spills show.
     if (t == Technique::register_tiled && gpulab::device_facts().emulated && !testing::Test::HasFailure())
         GTEST_SKIP() << "the launch and its shared memory are right; whether the registers spill to local memory "
                         "can only be read from a GPU build, so this test is graded on a GPU";
-    gpulab::record_figure(testing::UnitTest::GetInstance()->current_test_info()->result()->Failed() ? "see below"
-                                                                                                      : "as the technique needs",
-                          "shared values per thread, z-planes per thread, spills");
+    const gpulab::Json& spec = section("technique");
+    const std::string planes = ", >= " + fixed(spec.at("min_planes_per_thread").get<double>(), 0) + " z-planes a thread";
+    const std::string shared_min = fixed(spec.at("tiled_min_shared_per_thread").get<double>(), 1);
+    const std::string shared_coarse = fixed(spec.at("coarsened_min_shared_per_thread").get<double>(), 1);
+    const std::string bar[] = {"no shared memory", ">= " + shared_min + " shared/thread",
+                               ">= " + shared_coarse + " shared/thread" + planes,
+                               shared_min + " to " + shared_coarse + " shared/thread" + planes + ", no spills"};
+    gpulab::record_figure((figure.empty() ? std::string("launch failed") : figure) + " (float)", bar[int(t)]);
 }
 
 void check_reads(Technique t) {

@@ -1,4 +1,4 @@
-// 8-bit images in and out of files, for labs that blur photos or draw heat maps. Reading goes
+// 8-bit images in and out of files, for labs that process photos (plots are drawn by plot.h). Reading goes
 // through stb_image, writing through stb_image_write (Debian's libstb-dev); image.cpp is the one
 // translation unit that compiles their implementation.
 #pragma once

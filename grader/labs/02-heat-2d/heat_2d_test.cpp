@@ -1,7 +1,6 @@
 // The grader of lab 02 (heat on an insulated square). Points, sizes and tolerances come from
 // labs/02-heat-2d/lab.json; the handout describes every test by the same name.
 #include "api.h"
-#include "heat_map.h"
 #include "oracle.h"
 
 #include "gpulab/compare.h"
@@ -12,6 +11,7 @@
 #include "gpulab/image.h"
 #include "gpulab/lab_config.h"
 #include "gpulab/launch_recorder.h"
+#include "gpulab/plot.h"
 #include "gpulab/random.h"
 #include "gpulab/read_counter.h"
 #include "gpulab/speed_report.h"
@@ -963,28 +963,60 @@ TEST(Speed, TiledThroughput) { speed_test(kTiledKernel); }
 
 // ---- Reports -------------------------------------------------------------------------------------------
 
-// The handout's solve, in stretches of `every` time units, each frame saved as a heat map.
+// A field's interior as rows for the heat-maps plot (gpulab_plot.py): the bottom row (j = 1) first,
+// 7 significant digits (plenty for a picture), NaN and infinities as null. Ordered JSON, so that a person
+// who opens the file reads its fields in the order they were written.
+using PlotJson = nlohmann::ordered_json;
+PlotJson picture_rows(const std::vector<float>& f, const Grid& g) {
+    PlotJson rows = PlotJson::array();
+    for (int j = 1; j <= g.ny; ++j) {
+        PlotJson row = PlotJson::array();
+        for (int i = 1; i <= g.nx; ++i) {
+            const float value = f[g.at(i, j)];
+            if (!std::isfinite(value)) {
+                row.push_back(nullptr);
+                continue;
+            }
+            char digits[32];
+            std::snprintf(digits, sizeof digits, "%.7g", double(value));
+            row.push_back(std::strtod(digits, nullptr));
+        }
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+// What a report says when its picture was not drawn: why, and where its numbers are all the same.
+std::string not_drawn(const gpulab::PlotOutcome& plot, const std::string& data_path) {
+    return "not drawn: " + plot.skipped_because + " (the numbers are in " + data_path + ")";
+}
+
+// The handout's solve, in stretches of `every` time units, each frame drawn as a heat map.
 TEST(Report, Snapshots) {
     GPULAB_REQUIRE_DEVICE();
     const Json& spec = section("snapshots");
     const SolveCase c = solve_case("gaussian");
     const double every = spec.at("every");
     const int kernel = spec.at("kernel") == "naive" ? kNaiveKernel : kTiledKernel;
-    const int pixels = spec.at("pixels");
     const int frames = int(std::lround(c.tmax / every));
     const double tol = section("solve").at("rel_l2_tol");
 
     // One colour scale for every frame, the start's range, so the pictures show the heat evening out.
     const std::vector<double> inner0 = interior_of(c.start, c.g);
     const auto [lo, hi] = std::minmax_element(inner0.begin(), inner0.end());
-    const std::string dir = gpulab::artifact_dir();
+    const std::string dir = gpulab::artifact_dir(), data_path = dir + "/heat2d_snapshots.json";
     const auto frame_path = [&](double t, const char* suffix) { return dir + "/heat2d_t" + fixed(t, 2) + suffix + ".png"; };
+    PlotJson pictures = PlotJson::array();
+    std::ostringstream written, problems;
+    const auto add_picture = [&](const std::vector<float>& field, double t, bool expected) {
+        const std::string png = frame_path(t, expected ? "_expected" : "");
+        pictures.push_back({{"t", t}, {"png", png}, {"expected", expected}, {"values", picture_rows(field, c.g)}});
+        return png;
+    };
 
     std::vector<float> f = oracle::narrow(c.start);
     std::vector<double> expected = oracle::widen(f);
-    gpulab::save_png(frame_path(0, ""), heat_2d_pictures::heat_map(f, c.g.nx, c.g.ny, *lo, *hi, pixels));
-    std::ostringstream written, problems;
-    written << frame_path(0, "");
+    written << add_picture(f, 0, false);
     double worst = 0;
     for (int frame = 1; frame <= frames; ++frame) {
         const double t = frame * every;
@@ -993,24 +1025,35 @@ TEST(Report, Snapshots) {
         expected = oracle::integrate(expected, c.g, c.k * (every / want_steps) / (c.h * c.h), want_steps);
         const double error = rel_l2_without_corners(f, expected, c.g);
         worst = std::max(worst, std::isfinite(error) ? error : INFINITY);
-        gpulab::save_png(frame_path(t, ""), heat_2d_pictures::heat_map(f, c.g.nx, c.g.ny, *lo, *hi, pixels));
-        written << "\n    " << frame_path(t, "");
+        written << "\n    " << add_picture(f, t, false);
         if (steps != want_steps || !(error <= tol)) {
-            const std::vector<float> right = oracle::narrow(expected);
-            gpulab::save_png(frame_path(t, "_expected"),
-                             heat_2d_pictures::heat_map(right, c.g.nx, c.g.ny, *lo, *hi, pixels));
             problems << "\n  t = " << fixed(t, 2) << ": " << steps << " steps (expected " << want_steps
                      << "), relative L2 error " << sci(error) << " (allowed " << sci(tol, 0) << "); what it should look like: "
-                     << frame_path(t, "_expected");
+                     << add_picture(oracle::narrow(expected), t, true);
         }
         // Carry on from the right answer, so each frame shows that stretch's own error.
         f = oracle::narrow(expected);
     }
-    std::cout << "[lab 02] heat maps of the handout's solve (" << kernel_name(kernel) << " kernel, " << c.g.nx << " x "
-              << c.g.ny << " cells; colour scale " << fixed(*lo, 3) << " (dark purple) to " << fixed(*hi, 3)
-              << " (yellow); magenta = NaN):\n    " << written.str() << "\n";
+    const std::string title = "Heat on an insulated square (" + std::string(kernel_name(kernel)) + " kernel, " +
+                              std::to_string(c.g.nx) + " \u00d7 " + std::to_string(c.g.ny) + " cells)";
+    std::ofstream(data_path) << PlotJson{{"nx", c.g.nx}, {"ny", c.g.ny}, {"range", {*lo, *hi}}, {"title", title},
+                                     {"x_label", "x (cell index i)"}, {"y_label", "y (cell index j)"},
+                                     {"value_label", "temperature"}, {"frames", pictures}}
+                                       .dump();
+    const gpulab::PlotOutcome plot = gpulab::draw_plot("heat-maps", data_path);
+    if (plot.drawn) {
+        std::cout << "[lab 02] heat maps of the handout's solve (" << kernel_name(kernel) << " kernel, " << c.g.nx
+                  << " x " << c.g.ny << " cells; one colour scale for every frame, " << fixed(*lo, 3) << " to "
+                  << fixed(*hi, 3) << "; magenta = NaN or infinite):\n    " << written.str() << "\n";
+        testing::Test::RecordProperty("pictures", written.str());
+    } else {
+        std::cout << "[lab 02] heat maps " << not_drawn(plot, data_path) << "\n" << plot.output;
+        testing::Test::RecordProperty("pictures", not_drawn(plot, data_path));
+    }
     testing::Test::RecordProperty("artifacts", dir);
-    gpulab::record_figure(std::to_string(frames + 1) + " heat maps in " + dir + ", worst rel L2 " + sci(worst),
+    gpulab::record_figure((plot.drawn ? std::to_string(pictures.size()) + " heat maps drawn"
+                                      : "heat maps " + not_drawn(plot, data_path)) +
+                              ", worst rel L2 " + sci(worst),
                           "report; each frame <= " + sci(tol, 0));
     GPULAB_EXPECT(problems.str().empty()) << "The snapshots of the handout's solve (solve called with tmax = "
                                           << every << " from each frame to the next, " << kernel_name(kernel)
@@ -1018,7 +1061,7 @@ TEST(Report, Snapshots) {
 }
 
 // Time per step (step kernel + boundary kernel) for growing M x M grids, both of the student's
-// kernels: a table in the log, a CSV and a log-log plot in the artifacts folder.
+// kernels: a table in the log, a CSV and a log-log plot of it in the artifacts folder.
 TEST(Report, ScalingStudy) {
     GPULAB_REQUIRE_GPU();
     const Json& spec = section("scaling");
@@ -1065,13 +1108,14 @@ TEST(Report, ScalingStudy) {
         table << line;
     }
     csv.close();
-    gpulab::save_png(png_path, heat_2d_pictures::log_log_plot(
-                                   sizes, {{ms_naive, heat_2d_pictures::viridis(0.15), "naive"},
-                                           {ms_tiled, heat_2d_pictures::viridis(0.75), "tiled"}}));
+    const gpulab::PlotOutcome plot =
+        gpulab::draw_plot("heat2d-scaling", csv_path, {"--out", png_path, "--title", gpulab::device_facts().name});
     std::cout << "[lab 02] scaling study: time per step (your step kernel + your boundary kernel), median of "
               << options.samples << "\n"
-              << table.str() << "[lab 02] written: " << csv_path << "\n[lab 02] plot (log-log; x: M, y: ms per step; "
-              << "purple: naive, green: tiled): " << png_path << "\n";
+              << table.str() << "[lab 02] written: " << csv_path << "\n";
+    if (plot.drawn) std::cout << "[lab 02] plot (log-log, ms per step against M): " << png_path << "\n";
+    else std::cout << "[lab 02] plot " << not_drawn(plot, csv_path) << "\n" << plot.output;
+    testing::Test::RecordProperty("pictures", plot.drawn ? png_path : not_drawn(plot, csv_path));
     testing::Test::RecordProperty("scaling_table", table.str());
     testing::Test::RecordProperty("artifacts", dir);
     gpulab::record_figure("naive " + fixed(ms_naive.back(), 3) + " ms, tiled " + fixed(ms_tiled.back(), 3) +

@@ -1,0 +1,29 @@
+// Pictures from the data a grader writes: a test writes its numbers (CSV or JSON) into the artifacts
+// folder, and draw_plot() hands the file to grader/plots/gpulab_plot.py, which draws it with matplotlib
+// (Debian's python3-matplotlib) in a child process. A missing Python or matplotlib, a failed or hung
+// script: the outcome says why no picture was drawn, and grading goes on. Nothing here throws.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gpulab {
+
+struct PlotOutcome {
+    bool drawn = false;
+    std::string skipped_because;  // when not drawn: why, in one line a person can act on
+    std::string output;           // the script's stdout and stderr ("wrote PATH" per picture)
+};
+
+// Runs `gpulab_plot.py <kind> <data_path> <extra_args...>` (kinds: heat2d-scaling, heat-maps,
+// matmul-study; the script's --help lists their data and options) and waits at most `time_limit_s`,
+// then kills it. The Python is $GPULAB_PYTHON if set, else /usr/bin/python3 (Debian's, where
+// python3-matplotlib installs), else python3 on the PATH; without $GPULAB_PYTHON, a Python that lacks
+// matplotlib is passed over for the next one.
+PlotOutcome draw_plot(const std::string& kind, const std::string& data_path,
+                      const std::vector<std::string>& extra_args = {}, int time_limit_s = 120);
+
+// Where the plotting script is (the source tree's grader/plots/gpulab_plot.py).
+std::string plot_script_path();
+
+}  // namespace gpulab

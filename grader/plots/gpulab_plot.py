@@ -1,0 +1,382 @@
+#!/usr/bin/env python3
+"""Every picture of gpulab, drawn with matplotlib from the data files the graders write.
+
+    gpulab_plot.py heat2d-scaling CSV [--out PNG] [--title TEXT]
+    gpulab_plot.py heat-maps JSON
+    gpulab_plot.py matmul-study CSV [--out PNG] [--title TEXT]
+
+heat2d-scaling  lab 02's scaling study: columns M, and <kernel>_ms_per_step for each kernel
+                (naive_ms_per_step, tiled_ms_per_step, ...); a log-log plot of ms per step against M.
+heat-maps       lab 02's snapshots: one JSON holding every frame of a report, one PNG per frame:
+                {"nx", "ny", "range": [lo, hi], "frames": [{"t", "png", "values", "expected"}, ...]},
+                optionally "title", "x_label", "y_label", "value_label" and "extent": [x0, x1, y0, y1].
+                "values" is ny rows of nx numbers, bottom row first; null is NaN or infinite (magenta).
+matmul-study    lab 07's comparison: columns n, implementation, ms, tflops, status; time and TFLOP/s
+                against N, one line per implementation. Rows whose status is not "measured"
+                ("skipped: why", "wrong: why") are listed under the plot instead.
+
+For a CSV the picture goes to --out, else next to the CSV with the ending .png. Each PNG written is
+printed on stdout as "wrote PATH". Exit status: 0 drawn; 1 the data cannot be used (one line on
+stderr says why); 2 the command line is wrong; 3 matplotlib cannot be imported (the grader then
+reports the plot as skipped).
+"""
+
+import argparse
+import csv
+import json
+import math
+import os
+import sys
+
+EXIT_BAD_DATA = 1
+EXIT_NO_MATPLOTLIB = 3
+
+
+class DataError(Exception):
+    """The data file cannot be drawn: the message says which file and why."""
+
+
+# ---- lab 07's implementations, in the order they are drawn, and the names a person reads ---------------
+
+MATMUL_NAMES = {
+    "cpu_serial": "CPU serial",
+    "cpu_serial_bt": "CPU serial, B\u1d40",
+    "cpu_openmp": "CPU OpenMP",
+    "naive": "naive",
+    "naive_bt": "naive on B\u1d40",
+    "tiled": "tiled",
+    "transpose": "transpose",
+    "tiled_bt": "tiled on B\u1d40",
+    "tiled_bt_with_transpose": "tiled on B\u1d40 + transpose",
+    "cublas": "cuBLAS SGEMM (FP32)",
+}
+MARKERS = ["o", "s", "^", "v", "D", "P", "X", "<", ">", "*", "h", "p"]
+
+
+# ---- reading ------------------------------------------------------------------------------------------
+
+
+def read_csv(path, required):
+    """The rows of a CSV as dicts; every column in `required` must be in its header."""
+    try:
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            header = [name.strip() for name in (reader.fieldnames or [])]
+            rows = [{(k or "").strip(): (v or "").strip() for k, v in row.items()} for row in reader]
+    except OSError as e:
+        raise DataError(f"cannot read {path}: {e.strerror}")
+    except (csv.Error, UnicodeDecodeError) as e:
+        raise DataError(f"{path} is not a readable CSV file: {e}")
+    if not header:
+        raise DataError(f"{path} is empty (no header line)")
+    for name in required:
+        if name not in header:
+            raise DataError(f"{path} has no column '{name}' (its columns: {', '.join(header)})")
+    if not rows:
+        raise DataError(f"{path} has a header but no rows")
+    return header, rows
+
+
+def number(text, path, line, column, positive=False):
+    try:
+        value = float(text)
+    except ValueError:
+        raise DataError(f"{path}, line {line}: '{text}' in column {column} is not a number")
+    if not math.isfinite(value) or (positive and value <= 0):
+        raise DataError(f"{path}, line {line}: {text} in column {column} cannot be drawn on a log axis")
+    return value
+
+
+def read_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except OSError as e:
+        raise DataError(f"cannot read {path}: {e.strerror}")
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise DataError(f"{path} is not valid JSON: {e}")
+
+
+def field(obj, key, path, kind):
+    if not isinstance(obj, dict) or key not in obj:
+        raise DataError(f"{path}: the {kind} has no field '{key}'")
+    return obj[key]
+
+
+# ---- drawing helpers ----------------------------------------------------------------------------------
+
+
+def size_axis(ax, sizes, label):
+    """A log x axis ticked at exactly the sizes measured (powers of two read better than decades)."""
+    from matplotlib import ticker
+
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(sizes)
+    ax.set_xticklabels([str(int(s)) if float(s).is_integer() else f"{s:g}" for s in sizes])
+    ax.xaxis.set_minor_locator(ticker.NullLocator())
+    if sizes:
+        ax.set_xlim(min(sizes) / 1.25, max(sizes) * 1.25)  # markers clear of the frame
+    ax.set_xlabel(label)
+    if len(sizes) > 8:
+        for tick in ax.get_xticklabels():
+            tick.set_rotation(45)
+
+
+def log_y_axis(ax, values):
+    """A log y axis labelled with plain numbers (0.05, not 5e-2); over fewer than three decades the
+    2s and 5s between the powers of ten are labelled too."""
+    from matplotlib import ticker
+
+    ax.set_yscale("log")
+    plain = ticker.FuncFormatter(lambda v, _: f"{v:g}")
+    ax.yaxis.set_major_formatter(plain)
+    values = [v for v in values if v > 0]
+    if values and math.log10(max(values) / min(values)) < 3:
+        ax.yaxis.set_minor_locator(ticker.LogLocator(base=10, subs=(2, 5)))
+        ax.yaxis.set_minor_formatter(plain)
+    else:
+        ax.yaxis.set_minor_formatter(ticker.NullFormatter())
+
+
+def grid_lines(ax):
+    ax.grid(True, which="major", alpha=0.35)
+    ax.grid(True, which="minor", axis="y", alpha=0.12)
+
+
+def save(fig, out):
+    folder = os.path.dirname(os.path.abspath(out))
+    os.makedirs(folder, exist_ok=True)
+    fig.savefig(out, dpi=120)
+    print(f"wrote {out}")
+
+
+# ---- heat2d-scaling ----------------------------------------------------------------------------------
+
+
+def draw_heat2d_scaling(plt, path, out, title):
+    header, rows = read_csv(path, ["M"])
+    kernels = [name[: -len("_ms_per_step")] for name in header if name.endswith("_ms_per_step")]
+    if not kernels:
+        raise DataError(f"{path} has no column '<kernel>_ms_per_step' (its columns: {', '.join(header)})")
+    sizes = [number(row["M"], path, i + 2, "M", positive=True) for i, row in enumerate(rows)]
+
+    fig, ax = plt.subplots(figsize=(7.5, 5), layout="constrained")
+    drawn = []
+    for index, kernel in enumerate(kernels):
+        column = kernel + "_ms_per_step"
+        points = [(m, number(row[column], path, i + 2, column, positive=True))
+                  for i, (m, row) in enumerate(zip(sizes, rows)) if row[column] != ""]
+        if points:
+            ax.plot(*zip(*points), marker=MARKERS[index % len(MARKERS)], label=kernel)
+            drawn += [ms for _, ms in points]
+    log_y_axis(ax, drawn)
+    size_axis(ax, sorted(set(sizes)), "M (grid of M \u00d7 M cells)")
+    ax.set_ylabel("time per step (ms)")
+    grid_lines(ax)
+    ax.legend(title="kernel")
+    heading = "Heat on a square: time per step (step kernel + boundary kernel)"
+    ax.set_title(f"{heading}\n{title}" if title else heading)
+    save(fig, out)
+    plt.close(fig)
+
+
+# ---- heat-maps -------------------------------------------------------------------------------------------
+
+
+def draw_heat_maps(plt, path):
+    """The JSON: {"nx", "ny", "range": [lo, hi], "frames": [{"t", "png", "values", "expected"?}], and
+    optionally "extent": [x0, x1, y0, y1] (default: cell i of 1..nx centred on x = i, likewise y),
+    "x_label", "y_label", "value_label", "title"}. "values" is ny rows of nx numbers, the first row the
+    bottom one; null stands for NaN or infinity, drawn magenta. "expected": true marks a frame of the
+    oracle's answer. Every frame uses the colour range [lo, hi], so frames compare at a glance."""
+    import numpy as np
+
+    data = read_json(path)
+    nx = field(data, "nx", path, "file")
+    ny = field(data, "ny", path, "file")
+    colour_range = field(data, "range", path, "file")
+    frames = field(data, "frames", path, "file")
+    if not (isinstance(nx, int) and isinstance(ny, int) and nx > 0 and ny > 0):
+        raise DataError(f"{path}: nx and ny must be positive whole numbers (got {nx!r}, {ny!r})")
+    if not (isinstance(colour_range, list) and len(colour_range) == 2
+            and all(isinstance(v, (int, float)) for v in colour_range)):
+        raise DataError(f"{path}: 'range' must be [lo, hi] (got {colour_range!r})")
+    lo, hi = colour_range
+    if not hi > lo:
+        hi = lo + 1  # a flat field still gets a colour bar
+    if not isinstance(frames, list) or not frames:
+        raise DataError(f"{path}: 'frames' must be a list of at least one frame")
+    extent = data.get("extent", [0.5, nx + 0.5, 0.5, ny + 0.5])  # cell i centred on x = i
+    x_label = data.get("x_label", "x (cell index)")
+    y_label = data.get("y_label", "y (cell index)")
+    value_label = data.get("value_label", "value")
+    heading = data.get("title", "")
+
+    cmap = plt.get_cmap("viridis").copy()
+    cmap.set_bad("magenta")
+    for index, frame in enumerate(frames, start=1):
+        where = f"frame {index}"
+        t = field(frame, "t", path, where)
+        out = field(frame, "png", path, where)
+        values = field(frame, "values", path, where)
+        if not isinstance(t, (int, float)) or not isinstance(out, str) or not out:
+            raise DataError(f"{path}, {where}: 't' must be a number and 'png' a file name")
+        if not (isinstance(values, list) and len(values) == ny
+                and all(isinstance(row, list) and len(row) == nx for row in values)):
+            raise DataError(f"{path}, {where}: 'values' must be {ny} rows of {nx} numbers")
+        try:
+            grid = np.array([[np.nan if v is None else v for v in row] for row in values], dtype=float)
+        except (TypeError, ValueError):
+            raise DataError(f"{path}, {where}: 'values' holds something that is not a number")
+        bad = ~np.isfinite(grid)
+        expected = bool(frame.get("expected", False))
+
+        fig, ax = plt.subplots(figsize=(6.4, 5.4), layout="constrained")
+        image = ax.imshow(np.ma.masked_array(grid, mask=bad), origin="lower", extent=extent, cmap=cmap,
+                          vmin=lo, vmax=hi, interpolation="nearest", aspect="equal")
+        bar = fig.colorbar(image, ax=ax)
+        bar.set_label(value_label)
+        ax.set_xlabel(x_label)
+        ax.set_ylabel(y_label)
+        # Two title lines in every frame, so that flipping through them the pictures stay in place.
+        when = f"t = {t:.2f}"
+        if expected:
+            when += ", expected (the oracle's answer)"
+        if bad.any():
+            when += f": {int(bad.sum())} of {nx * ny} cells NaN or infinite (magenta)"
+        ax.set_title("\n".join(line for line in (heading, when) if line))
+        save(fig, out)
+        plt.close(fig)
+
+
+# ---- matmul-study ------------------------------------------------------------------------------------------
+
+
+def draw_matmul_study(plt, path, out, title):
+    _, rows = read_csv(path, ["n", "implementation", "ms", "tflops", "status"])
+    measured = {}   # implementation -> [(n, ms, tflops)]
+    not_drawn = {}  # (implementation, status) -> [n]
+    seen = []
+    for i, row in enumerate(rows):
+        line = i + 2
+        name = row["implementation"]
+        if not name:
+            raise DataError(f"{path}, line {line}: the column implementation is empty")
+        if name not in seen:
+            seen.append(name)
+        n = number(row["n"], path, line, "n", positive=True)
+        status = row["status"]
+        if status == "measured":
+            ms = number(row["ms"], path, line, "ms", positive=True)
+            # A step that is not a multiplication (the transpose) may leave tflops empty.
+            tflops = number(row["tflops"], path, line, "tflops") if row["tflops"] else None
+            measured.setdefault(name, []).append((n, ms, tflops))
+        else:
+            not_drawn.setdefault((name, status or "no status"), []).append(n)
+    order = [name for name in MATMUL_NAMES if name in seen] + [name for name in seen if name not in MATMUL_NAMES]
+
+    notes = []
+    for (name, status), ns in not_drawn.items():
+        listed = ", ".join(f"{n:g}" for n in sorted(ns))
+        notes.append(f"{MATMUL_NAMES.get(name, name)} at N = {listed}: {status}")
+    if len(notes) > 8:
+        notes = notes[:7] + [f"... and {len(notes) - 7} more (see {os.path.basename(path)})"]
+
+    # The points that were not measured are listed in a strip under the two panels.
+    note_height = 0.22 * (len(notes) + 1) if notes else 0
+    fig = plt.figure(figsize=(13, 5.6 + note_height), layout="constrained")
+    grid = fig.add_gridspec(2 if notes else 1, 2, height_ratios=[5.6, note_height] if notes else [1])
+    time_ax, rate_ax = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
+    if notes:
+        note_ax = fig.add_subplot(grid[1, :])
+        note_ax.axis("off")
+        note_ax.text(0, 1, "Not drawn:\n" + "\n".join(notes), ha="left", va="top", fontsize=9,
+                     transform=note_ax.transAxes)
+
+    # Each implementation keeps its colour and marker whichever others are in the file.
+    colours = plt.get_cmap("tab10").colors + plt.get_cmap("Dark2").colors
+    known = list(MATMUL_NAMES)
+    unknown = [name for name in order if name not in MATMUL_NAMES]
+    drawn = 0
+    for name in order:
+        if name not in measured:
+            continue
+        index = known.index(name) if name in MATMUL_NAMES else len(known) + unknown.index(name)
+        points = sorted(measured[name])
+        ns = [p[0] for p in points]
+        style = dict(color=colours[index % len(colours)], marker=MARKERS[index % len(MARKERS)],
+                     linestyle="--" if name.startswith("cpu") else "-", label=MATMUL_NAMES.get(name, name))
+        time_ax.plot(ns, [p[1] for p in points], **style)
+        rated = [(n, rate) for n, _, rate in points if rate is not None]
+        rate_ax.plot([p[0] for p in rated], [p[1] for p in rated], **style)
+        drawn += 1
+    sizes = sorted({n for points in measured.values() for n, _, _ in points} |
+                   {n for ns in not_drawn.values() for n in ns})
+    for ax in (time_ax, rate_ax):
+        size_axis(ax, sizes, "N (N \u00d7 N matrices: M = N = K)")
+        grid_lines(ax)
+    log_y_axis(time_ax, [ms for points in measured.values() for _, ms, _ in points])
+    time_ax.set_ylabel("time per multiplication (ms)")
+    time_ax.set_title("Time (log-log)")
+    rate_ax.set_ylabel("TFLOP/s  (2N\u00b3 / time)")
+    rate_ax.set_ylim(bottom=0)
+    rate_ax.set_title("Throughput")
+    if drawn:
+        rate_ax.legend(title="implementation", loc="center left", bbox_to_anchor=(1.02, 0.5))
+    else:
+        for ax in (time_ax, rate_ax):
+            ax.text(0.5, 0.5, "nothing was measured", transform=ax.transAxes, ha="center", va="center")
+    heading = "Matrix multiplication C = AB, single precision"
+    fig.suptitle(f"{heading}: {title}" if title else heading)
+    save(fig, out)
+    plt.close(fig)
+
+
+# ---- command line -----------------------------------------------------------------------------------------
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="gpulab_plot.py", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    kinds = parser.add_subparsers(dest="kind", required=True, metavar="KIND")
+    for kind, what in (("heat2d-scaling", "lab 02's scaling CSV"), ("matmul-study", "lab 07's comparison CSV")):
+        sub = kinds.add_parser(kind, help=f"{what} -> a PNG")
+        sub.add_argument("data", help="the CSV file")
+        sub.add_argument("--out", help="the PNG to write (default: the CSV's path ending in .png)")
+        sub.add_argument("--title", default="", help="added to the title (e.g. the GPU's name)")
+    sub = kinds.add_parser("heat-maps", help="lab 02's snapshot frames (JSON) -> one PNG per frame")
+    sub.add_argument("data", help="the JSON file")
+    args = parser.parse_args(argv)
+
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        print(f"gpulab_plot: matplotlib cannot be imported ({e}): sudo apt-get install python3-matplotlib",
+              file=sys.stderr)
+        return EXIT_NO_MATPLOTLIB
+
+    try:
+        if args.kind == "heat-maps":
+            draw_heat_maps(plt, args.data)
+        else:
+            out = args.out or os.path.splitext(args.data)[0] + ".png"
+            draw = draw_heat2d_scaling if args.kind == "heat2d-scaling" else draw_matmul_study
+            draw(plt, args.data, out, args.title)
+    except DataError as e:
+        print(f"gpulab_plot: error: {e}", file=sys.stderr)
+        return EXIT_BAD_DATA
+    except OSError as e:
+        print(f"gpulab_plot: error: cannot write {e.filename}: {e.strerror}", file=sys.stderr)
+        return EXIT_BAD_DATA
+    except Exception as e:  # a bug here, or data no check above foresaw: the trace, then one line
+        import traceback
+        traceback.print_exc()
+        print(f"gpulab_plot: error: drawing {args.data} failed: {type(e).__name__}: {e}", file=sys.stderr)
+        return EXIT_BAD_DATA
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

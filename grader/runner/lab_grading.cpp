@@ -65,16 +65,62 @@ std::set<std::string> ids_where(const Json& config, const char* key, const Json&
     return ids;
 }
 
-// What the solution's code calls, checked before it runs; an empty string when all is allowed.
-std::string refused_calls(const Solution& solution, const Build& build, const Json& config) {
-    if (!solution.expect.empty() && !load_json_file(solution.expect).value("call_check", true))
-        return "";  // a cheat that exists to test the result channel behind this check
+// Whether the call check applies: a cheat may switch it off to test the result channel behind it.
+bool call_check_applies(const Solution& solution) {
+    return solution.expect.empty() || load_json_file(solution.expect).value("call_check", true);
+}
+
+std::vector<std::string> solution_sources(const Solution& solution, const Json& config) {
     std::vector<std::string> sources;
     for (const Json& file : config.at("sources"))
         sources.push_back((fs::path(solution.sources_dir) / file.get<std::string>()).string());
-    if (build.objects.empty()) throw UsageError("the build tree lists no object files for " + build.target + ": reconfigure it");
-    const CallCheck check = check_solution_calls(build.objects, sources, GPULAB_CALL_POLICY_PATH);
+    return sources;
+}
+
+// What the solution's sources #include, checked before anything is built; an empty string when all is
+// allowed. A library that computes the result (Thrust, cuBLAS, ...) is refused here in both modes, where CPU
+// execution mode could not even compile it.
+std::string refused_includes(const Solution& solution, const Json& config) {
+    if (!call_check_applies(solution)) return "";
+    const CallCheck check = check_solution_includes(solution_sources(solution, config), GPULAB_CALL_POLICY_PATH);
     if (!check.error.empty()) throw UsageError(check.describe());
+    return check.passed() ? "" : check.describe();
+}
+
+// What the solution's code calls, checked before it runs; an empty string when all is allowed.
+std::string refused_calls(const Solution& solution, const Build& build, const Json& config) {
+    if (!call_check_applies(solution)) return "";
+    if (build.objects.empty()) throw UsageError("the build tree lists no object files for " + build.target + ": reconfigure it");
+    const CallCheck check = check_solution_calls(build.objects, solution_sources(solution, config), GPULAB_CALL_POLICY_PATH);
+    if (!check.error.empty()) throw UsageError(check.describe());
+    return check.passed() ? "" : check.describe();
+}
+
+// After a build that failed: a call to a library the solution does not link (cuBLAS, say) fails to link, and
+// the student must read the rule, not the linker. The objects compiled from the student's current code are
+// checked (each newer than its source file: compiled by this build, or up to date and left alone by it; an
+// object older than its source is left from an earlier version that compiled), and a call a rule refuses
+// voids the lab. A call that is merely unknown stays the linker's to report (a function declared but never
+// written). An empty string when nothing is refused.
+std::string refused_calls_after_failed_build(const Solution& solution, const Build& build, const Json& config) {
+    if (!call_check_applies(solution)) return "";
+    const std::vector<std::string> sources = solution_sources(solution, config);
+    std::vector<std::string> current;
+    for (const std::string& object : build.objects) {
+        // heat_rod.cu.o (nvcc) or heat_rod.cu.cpp.o (CPU execution mode) comes from heat_rod.cu.
+        const std::string name = fs::path(object).filename().string();
+        for (const std::string& source : sources) {
+            if (name.rfind(fs::path(source).filename().string() + ".", 0) != 0) continue;
+            std::error_code object_missing, source_missing;
+            const auto compiled = fs::last_write_time(object, object_missing);
+            const auto edited = fs::last_write_time(source, source_missing);
+            if (!object_missing && !source_missing && compiled >= edited) current.push_back(object);
+        }
+    }
+    if (current.empty()) return "";
+    CallCheck check = check_solution_calls(current, sources, GPULAB_CALL_POLICY_PATH);
+    if (!check.error.empty()) return "";  // the compiler's message stands
+    std::erase_if(check.refused, [](const RefusedCall& r) { return !r.listed; });
     return check.passed() ? "" : check.describe();
 }
 
@@ -135,6 +181,9 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
 
     const fs::path work = request.out_dir;
     fs::create_directories(work);
+    // Nothing of the solution is built, let alone run, before its #include lines have passed.
+    if (const std::string refused = refused_includes(solution->second, config); !refused.empty())
+        return {score_voided(config, "refused", refused), nlohmann::json::object(), request.seed};
     std::cout << "[gpulab] " << manifest.lab << ": building " << request.solution << " ("
               << (request.mode == "cpu" ? "CPU execution mode" : "GPU") << ") ..." << std::endl;
     for (const std::string& mode : modes) {
@@ -150,6 +199,10 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
             built = false;
             errors = "the build produced no library at " + student.library;
         }
+        if (!built && request.build)
+            if (const std::string refused = refused_calls_after_failed_build(solution->second, student, config);
+                !refused.empty())
+                return {score_voided(config, "refused", refused), nlohmann::json::object(), request.seed};
         if (!built) return {score_uncompiled(config, errors), nlohmann::json::object(), request.seed};
         // Nothing of the solution runs before this check has passed.
         if (const std::string refused = refused_calls(solution->second, student, config); !refused.empty())

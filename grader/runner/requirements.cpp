@@ -17,9 +17,11 @@ int check_voided(const LabScore& lab, const Json& expect) {
     const std::string verdict = expect.at("verdict");
     const std::string names = expect.value("names", "");
     if (lab.voided != verdict || lab.points != 0 || lab.void_reason.find(names) == std::string::npos) {
+        const std::string got = !lab.voided.empty() ? lab.voided : lab.compiled ? "a graded run" : "a build failure";
         std::cout << "  EXPECTED this cheat to be " << verdict << " with a reason naming \"" << names
-                  << "\" and no points; got " << (lab.voided.empty() ? "a graded run" : lab.voided) << " with "
-                  << lab.points << " points\n";
+                  << "\" and no points; got " << got << " with " << lab.points << " points\n";
+        if (!lab.compiled) std::cout << lab.build_errors << "\n";
+        if (!lab.void_reason.empty()) std::cout << lab.void_reason << "\n";
         return kRequirementNotMet;
     }
     std::cout << "  cheat " << verdict << ", as it must be: " << expect.value("cheat", "") << "\n";
@@ -29,7 +31,6 @@ int check_voided(const LabScore& lab, const Json& expect) {
 // The planted bug's tests fail; every test it may not touch passes.
 int check_expectations(const LabScore& lab, const std::string& expect_file) {
     const Json expect = load_json_file(expect_file);
-    if (expect.contains("verdict")) return check_voided(lab, expect);
     if (!lab.voided.empty()) {
         std::cout << "  EXPECTED a graded run, but the lab was " << lab.voided << ": " << lab.void_reason << "\n";
         return kRequirementNotMet;
@@ -59,8 +60,14 @@ int check_expectations(const LabScore& lab, const std::string& expect_file) {
 
 int check_requirement(const std::string& requirement, const LabScore& lab, const Solution& solution) {
     if (requirement == "none") return kGraded;
+    const Json expect =
+        requirement == "expected" && !solution.expect.empty() ? load_json_file(solution.expect) : Json::object();
+    // A cheat the grader must void, whether or not it builds: a call to a library the solution does not link
+    // (cuBLAS) fails to link, and a header-only one (Thrust) does not compile in CPU execution mode, yet each
+    // must read as refused, not as a compile error.
+    if (expect.contains("verdict")) return check_voided(lab, expect);
     // A planted compile error: the grade must be zero, with the compiler's words for the student.
-    if (requirement == "expected" && !solution.expect.empty() && !load_json_file(solution.expect).value("compiles", true)) {
+    if (!expect.value("compiles", true)) {
         if (lab.compiled || lab.build_errors.find("error") == std::string::npos || lab.points != 0) {
             std::cout << "  EXPECTED a build failure reported with the compiler's message and no points\n";
             return kRequirementNotMet;

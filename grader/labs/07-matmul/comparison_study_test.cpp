@@ -1,0 +1,259 @@
+// Lab 07's comparison study (the seed's Table 1 and exercise 4.1, on this machine): time and TFLOP/s of
+// C = A * B for square N, on the CPU (serial, serial on Bt, OpenMP on every core) and on the GPU (the
+// student's naive, naive-on-Bt, tiled, transpose and tiled-on-Bt kernels, and cuBLAS). A report: no points.
+// It writes matmul_study.csv, prints a table, and draws a log-log plot from the CSV.
+#include "cpu_matmul.h"
+#include "cublas_sgemm.h"
+#include "matmul_grading.h"
+
+#include "gpulab/cuda_check.h"
+#include "gpulab/device_facts.h"
+#include "gpulab/format.h"
+#include "gpulab/grader_test.h"
+#include "gpulab/guarded_array.h"
+#include "gpulab/image.h"
+#include "gpulab/plot.h"
+#include "gpulab/timing.h"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+namespace {
+
+using namespace matmul_grading;
+using gpulab::fixed;
+
+// One implementation's row of the study: its CSV name, what the table calls it, and its last measured
+// time, from which the next size's time is predicted (N^3) to decide whether to run it at all.
+struct Contender {
+    std::string id, label;
+    bool on_cpu = false;
+    double last_ms = 0;
+    int last_n = 0;
+    double predicted_ms(int n) const { return last_n ? last_ms * std::pow(double(n) / last_n, 3) : 0; }
+};
+
+struct Cell {
+    double ms = 0;
+    std::string status = "measured";  // or "skipped: ..." / "wrong: ..."
+};
+
+double tflops(int n, double ms) { return 2.0 * double(n) * n * n / (ms * 1e9); }
+
+std::string skipped_after(const Contender& c, int n, double budget_s) {
+    return "skipped: would take about " + fixed(c.predicted_ms(n) / 1e3, 1) + " s a run (N^3 from " +
+           fixed(c.last_ms / 1e3, 2) + " s at N = " + std::to_string(c.last_n) + "; the study allows " +
+           fixed(budget_s, 1) + " s)";
+}
+
+// Times a CPU multiply: once when it is slow, else the best of as many runs as fit in about 0.2 s.
+double time_cpu(const std::function<void()>& run, double predicted_ms) {
+    const int runs = predicted_ms > 100 ? 1 : predicted_ms > 5 ? 3 : 7;
+    double best = 1e300;
+    for (int r = 0; r < runs; ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        run();
+        best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    return best;
+}
+
+TEST(Report, ComparisonStudy) {
+    GPULAB_REQUIRE_GPU();
+    const gpulab::Json& spec = section("study");
+    const double cpu_budget_s = spec.at("cpu_budget_s"), gpu_budget_s = spec.at("gpu_budget_s");
+    const int spot_checks = spec.at("spot_checks");
+    gpulab::TimingOptions options;
+    options.warmup = 1;
+    options.samples = spec.at("samples");
+    std::vector<Contender> contenders{
+        {"cpu_serial", "CPU serial", true},
+        {"cpu_serial_bt", "CPU serial, Bt", true},
+        {"cpu_openmp", "CPU OpenMP x" + std::to_string(matmul_cpu::openmp_threads()), true},
+        {"naive", "naive"},
+        {"naive_bt", "naive on Bt"},
+        {"tiled", "tiled"},
+        {"transpose", "transpose B"},
+        {"tiled_bt", "tiled on Bt"},
+        {"cublas", "cuBLAS"}};
+    const auto find = [&](const std::string& id) -> Contender& {
+        for (Contender& c : contenders)
+            if (c.id == id) return c;
+        throw std::logic_error("no contender " + id);
+    };
+    std::unique_ptr<CublasSgemm> cublas;
+    std::string cublas_missing;
+    try {
+        cublas = std::make_unique<CublasSgemm>();
+    } catch (const std::exception& e) {
+        cublas_missing = e.what();
+    }
+
+    std::map<int, std::map<std::string, Cell>> table;
+    std::string gpu_stopped;  // set when a student kernel broke the GPU context: no GPU rows after it
+    for (int n : spec.at("sizes").get<std::vector<int>>()) {
+        auto rng = gpulab::Rng::for_current_test();
+        const Shape s{n, n, n};
+        const Inputs in = random_inputs(rng, s);
+        auto& row = table[n];
+        std::vector<float> c_host(std::size_t(n) * n);
+        // The CPU rows: checked against the oracle's spot checks like the GPU's.
+        const std::map<std::string, std::function<void()>> cpu_runs{
+            {"cpu_serial", [&] { matmul_cpu::serial(in.a, in.b, c_host, n); }},
+            {"cpu_serial_bt", [&] { matmul_cpu::serial_bt(in.a, in.bt, c_host, n); }},
+            {"cpu_openmp", [&] { matmul_cpu::openmp(in.a, in.b, c_host, n); }}};
+        for (auto& [id, run] : cpu_runs) {
+            Contender& c = find(id);
+            if (c.predicted_ms(n) > cpu_budget_s * 1e3) {
+                row[id].status = skipped_after(c, n, cpu_budget_s);
+                continue;
+            }
+            row[id].ms = time_cpu(run, c.predicted_ms(n));
+            c.last_ms = row[id].ms, c.last_n = n;
+            if (const std::string wrong = spot_check(in, c_host, s, spot_checks, rng); !wrong.empty())
+                return gpulab::fail_as_grader_error("the study's own CPU loop " + id + " is wrong: " + wrong);
+        }
+        if (!gpu_stopped.empty()) {
+            for (const char* id : {"naive", "naive_bt", "tiled", "transpose", "tiled_bt", "cublas"}) row[id].status = gpu_stopped;
+            continue;
+        }
+        // The GPU rows, interleaved in one set of rounds so that they share the GPU's clocks.
+        gpulab::GuardedDeviceArray<float> a(in.a.size()), b(in.b.size()), bt_given(in.bt.size()), bt_made(in.bt.size());
+        a.upload(in.a);
+        b.upload(in.b);
+        bt_given.upload(in.bt);
+        std::map<std::string, std::unique_ptr<gpulab::GuardedDeviceArray<float>>> out;
+        std::map<std::string, std::function<void()>> gpu_runs;
+        const auto product = [&](const std::string& id, MatmulLaunch launch, const float* b_operand) {
+            out[id] = std::make_unique<gpulab::GuardedDeviceArray<float>>(std::size_t(n) * n);
+            float* c = out[id]->data();
+            gpu_runs[id] = [=, &a] { launch(a.data(), b_operand, c, n, n, n); };
+        };
+        product("naive", student().naive, b.data());
+        product("naive_bt", student().naive_bt, bt_given.data());
+        product("tiled", student().tiled, b.data());
+        product("tiled_bt", student().tiled_bt, bt_given.data());
+        gpu_runs["transpose"] = [&] { student().transpose(b.data(), bt_made.data(), n, n); };
+        if (cublas) {
+            out["cublas"] = std::make_unique<gpulab::GuardedDeviceArray<float>>(std::size_t(n) * n);
+            gpu_runs["cublas"] = [&, c = out["cublas"]->data()] { cublas->multiply(a.data(), b.data(), c, n, n, n); };
+        } else {
+            row["cublas"].status = "skipped: " + cublas_missing;
+        }
+        std::vector<std::string> ids;
+        std::vector<std::function<void()>> launches;
+        const char* const gpu_ids[] = {"naive", "naive_bt", "tiled", "transpose", "tiled_bt", "cublas"};
+        try {
+            // Each once, checked, before any is timed: a wrong kernel's time means nothing.
+            for (auto& [id, run] : gpu_runs) {
+                Contender& c = find(id);
+                if (c.predicted_ms(n) > gpu_budget_s * 1e3) {
+                    row[id].status = skipped_after(c, n, gpu_budget_s);
+                    continue;
+                }
+                std::string wrong;
+                try {
+                    run();
+                    gpulab::check_student_launch(id + " at N = " + std::to_string(n));
+                    if (id == "transpose") {
+                        if (bt_made.download() != in.bt) wrong = "Bt is not the transpose of B";
+                    } else {
+                        wrong = spot_check(in, out[id]->download(), s, spot_checks, rng);
+                    }
+                } catch (const gpulab::CudaError& e) {
+                    if (gpulab::is_sticky_cuda_error(e.status())) throw;
+                    wrong = e.what();
+                }
+                if (!wrong.empty()) {
+                    row[id].status = "wrong: " + wrong;
+                    continue;
+                }
+                ids.push_back(id);
+                launches.push_back(run);
+            }
+            const std::vector<gpulab::Samples> samples = gpulab::time_interleaved(launches, options);
+            for (std::size_t i = 0; i < ids.size(); ++i) {
+                row[ids[i]].ms = samples[i].median();
+                find(ids[i]).last_ms = row[ids[i]].ms, find(ids[i]).last_n = n;
+            }
+        } catch (const gpulab::CudaError& e) {
+            if (!gpulab::is_sticky_cuda_error(e.status())) throw;
+            gpu_stopped = std::string("wrong: a kernel broke the GPU context at N = ") + std::to_string(n) + ": " + e.what();
+            for (const char* id : gpu_ids)
+                if (row[id].status == "measured" && row[id].ms == 0) row[id].status = gpu_stopped;
+        }
+        // The transpose is part of the price of multiplying on Bt: shown alone and added in.
+        if (row.count("transpose") && row["transpose"].status == "measured" && row.count("tiled_bt") &&
+            row["tiled_bt"].status == "measured")
+            row["tiled_bt_with_transpose"].ms = row["transpose"].ms + row["tiled_bt"].ms;
+        else
+            row["tiled_bt_with_transpose"].status = "skipped: needs both the transpose and tiled on Bt";
+    }
+
+    // The CSV the plot is drawn from, and the table in the log.
+    const std::string dir = gpulab::artifact_dir();
+    const std::string csv_path = dir + "/matmul_study.csv", png_path = dir + "/matmul_study.png";
+    const std::vector<std::string> order{"cpu_serial", "cpu_serial_bt", "cpu_openmp", "naive", "naive_bt", "tiled",
+                                         "transpose", "tiled_bt", "tiled_bt_with_transpose", "cublas"};
+    std::ofstream csv(csv_path);
+    csv << "n,implementation,ms,tflops,status\n";
+    std::ostringstream text;
+    text << "      N";
+    for (const std::string& id : order) {
+        std::string label = id == "tiled_bt_with_transpose" ? "Bt+transp" : id;
+        for (const Contender& c : contenders)
+            if (c.id == id) label = c.label;
+        char cell[32];
+        std::snprintf(cell, sizeof cell, " %12.12s", label.c_str());
+        text << cell;
+    }
+    text << "   (ms; '-' skipped, 'x' wrong; TFLOP/s in the CSV)\n";
+    std::map<std::string, std::string> reasons;
+    for (auto& [n, row] : table) {
+        char head[16];
+        std::snprintf(head, sizeof head, "%7d", n);
+        text << head;
+        for (const std::string& id : order) {
+            const Cell& cell = row[id];
+            char value[32];
+            if (cell.status == "measured") {
+                csv << n << "," << id << "," << cell.ms << "," << tflops(n, cell.ms) << ",measured\n";
+                std::snprintf(value, sizeof value, " %12.4g", cell.ms);
+            } else {
+                std::string quoted = cell.status;
+                for (char& ch : quoted)
+                    if (ch == ',' || ch == '\n') ch = ';';
+                csv << n << "," << id << ",,," << quoted << "\n";
+                std::snprintf(value, sizeof value, " %12s", cell.status.rfind("wrong", 0) == 0 ? "x" : "-");
+                if (!reasons.count(id)) reasons[id] = "N = " + std::to_string(n) + ": " + cell.status;
+            }
+            text << value;
+        }
+        text << "\n";
+    }
+    csv.close();
+    for (const auto& [id, why] : reasons) text << "  " << id << ", first left out at " << why << "\n";
+    const std::string title = gpulab::device_facts().name + ", CUDA " + std::to_string(gpulab::device_facts().runtime_version / 1000) +
+                              "; CPU " + std::to_string(matmul_cpu::openmp_threads()) + " threads";
+    const gpulab::PlotOutcome plot = gpulab::draw_plot("matmul-study", csv_path, {"--out", png_path, "--title", title});
+    std::cout << "[lab 07] comparison study: C = A * B for N x N floats (median of " << options.samples
+              << " GPU runs, best of up to 7 CPU runs)\n"
+              << text.str() << "[lab 07] written: " << csv_path << "\n[lab 07] "
+              << (plot.drawn ? "plot (log-log): " + png_path : "plot skipped: " + plot.skipped_because) << "\n";
+    testing::Test::RecordProperty("study_table", text.str());
+    testing::Test::RecordProperty("artifacts", dir);
+    const Cell& big = table.rbegin()->second["tiled"];
+    gpulab::record_figure((big.status == "measured" ? "tiled " + fixed(tflops(table.rbegin()->first, big.ms), 2) +
+                                                          " TFLOP/s at N = " + std::to_string(table.rbegin()->first)
+                                                    : std::string("tiled not measured at the largest N")) +
+                              "; " + (plot.drawn ? "plot " + png_path : "table in " + csv_path),
+                          "report only");
+}
+
+}  // namespace

@@ -1,0 +1,288 @@
+// The grader of lab 07 (matrix multiply): correctness and technique. Points, shapes and tolerances come
+// from labs/07-matmul/lab.json; the handout describes every test by the same name. Speed and the cuBLAS
+// bar are in speed_test.cpp, the comparison study in comparison_study_test.cpp.
+#include "matmul_grading.h"
+#include "matrix_check.h"
+#include "oracle.h"
+
+#include "gpulab/compare.h"
+#include "gpulab/cuda_check.h"
+#include "gpulab/format.h"
+#include "gpulab/grader_test.h"
+#include "gpulab/guarded_array.h"
+#include "gpulab/launch_recorder.h"
+#include "gpulab/read_counter.h"
+
+#include <algorithm>
+#include <optional>
+#include <sstream>
+
+namespace {
+
+using namespace matmul_grading;
+using gpulab::fixed;
+
+std::string shape_test_name(const testing::TestParamInfo<Shape>& info) {
+    return "m" + std::to_string(info.param.m) + "_n" + std::to_string(info.param.n) + "_k" + std::to_string(info.param.k);
+}
+
+std::vector<Shape> correctness_shapes() { return shapes_of(section("correctness").at("shapes_mnk")); }
+
+// The block of the launch that covers C, or 0 x 0 where launches are not recorded.
+std::pair<int, int> block_of(const KernelRun& run) {
+    std::pair<int, int> best{0, 0};
+    std::size_t most = 0;
+    for (const gpulab::RecordedLaunch& l : run.launches)
+        if (std::size_t(l.grid.x) * l.grid.y * l.block.x * l.block.y > most) {
+            most = std::size_t(l.grid.x) * l.grid.y * l.block.x * l.block.y;
+            best = {int(l.block.x), int(l.block.y)};
+        }
+    return best;
+}
+
+// A shape whose sizes are not whole tiles failed: does the kernel get whole tiles right? If it does, the
+// bug is at the matrix edge, and the message can say so with confidence.
+std::string edge_probe(Kernel kernel, const Shape& s, const KernelRun& run, double factor) {
+    const auto [bx, by] = block_of(run);
+    if (bx == 0 || by == 0) return "";
+    const int tile = std::max(bx, by);
+    if (s.m % by == 0 && s.n % bx == 0 && s.k % tile == 0) return "";
+    const Shape whole{2 * by, 2 * bx, 4 * tile};
+    auto rng = gpulab::Rng::for_current_test();
+    const Inputs in = random_inputs(rng, whole);
+    const auto rerun = [&](Fill fill) { return run_student(kernel, in, whole, fill); };
+    const ProductReport probe = check_product(kernel, whole, rerun(Fill::poison), rerun(Fill::second),
+                                              matmul_oracle::multiply(in.a, in.b, whole.m, whole.n, whole.k), factor, rerun);
+    if (!probe.ok) return "";
+    return "\n  Likely cause: the matrix edge. At " + whole.name() + " (M x N x K, whole " + std::to_string(bx) + " x " +
+           std::to_string(by) + " tiles) the same kernel is right; at " + s.name() +
+           ", where tiles stick out past the matrix, it is not. " +
+           (is_tiled(kernel) ? "Every tile load must check its row and column against the matrix (m and k for A, k "
+                               "and n for B) and store 0.0f outside it, the loop over k must cover a last, partial "
+                               "tile ((k + TILE - 1) / TILE steps), and only threads inside C may write."
+                             : "Every thread must check row < m and col < n before it writes, and the loop over k "
+                               "must run to k exactly.");
+}
+
+void check_kernel(Kernel kernel, const Shape& s) {
+    GPULAB_REQUIRE_DEVICE();
+    const double factor = section("correctness").at("tolerance_factor");
+    auto rng = gpulab::Rng::for_current_test();
+    const Inputs in = random_inputs(rng, s);
+    const auto rerun = [&](Fill fill) { return run_student(kernel, in, s, fill); };
+    const KernelRun first = rerun(Fill::poison);
+    const ProductReport r = check_product(kernel, s, first, rerun(Fill::second),
+                                          matmul_oracle::multiply(in.a, in.b, s.m, s.n, s.k), factor, rerun);
+    gpulab::record_figure(r.wrong ? std::to_string(r.wrong) + " of " + std::to_string(std::size_t(s.m) * s.n) + " wrong at " + s.name()
+                                  : "largest error " + fixed(r.worst, 2) + "x allowed",
+                          "|error| <= " + fixed(factor, 0) + " u sqrt(K) sum|A B| per element");
+    if (r.ok) return;
+    std::string message = r.message;
+    if (r.wrong > r.unwritten && message.find("Likely cause") == std::string::npos) message += edge_probe(kernel, s, first, factor);
+    ADD_FAILURE() << message;
+}
+
+class Naive : public testing::TestWithParam<Shape> {};
+class Tiled : public testing::TestWithParam<Shape> {};
+class NaiveBt : public testing::TestWithParam<Shape> {};
+class TiledBt : public testing::TestWithParam<Shape> {};
+
+TEST_P(Naive, MatchesOracle) { check_kernel(Kernel::naive, GetParam()); }
+TEST_P(Tiled, MatchesOracle) { check_kernel(Kernel::tiled, GetParam()); }
+TEST_P(NaiveBt, MatchesOracle) { check_kernel(Kernel::naive_bt, GetParam()); }
+TEST_P(TiledBt, MatchesOracle) { check_kernel(Kernel::tiled_bt, GetParam()); }
+
+INSTANTIATE_TEST_SUITE_P(Shapes, Naive, testing::ValuesIn(correctness_shapes()), shape_test_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, Tiled, testing::ValuesIn(correctness_shapes()), shape_test_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, NaiveBt, testing::ValuesIn(correctness_shapes()), shape_test_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, TiledBt, testing::ValuesIn(correctness_shapes()), shape_test_name);
+
+// ---- The transpose -------------------------------------------------------------------------------------
+
+struct TransposeShape {
+    int rows, cols;
+};
+
+std::vector<TransposeShape> transpose_shapes() {
+    std::vector<TransposeShape> shapes;
+    for (const gpulab::Json& s : section("transpose").at("shapes")) shapes.push_back({s.at(0), s.at(1)});
+    return shapes;
+}
+
+class Transpose : public testing::TestWithParam<TransposeShape> {};
+
+TEST_P(Transpose, Exact) {
+    GPULAB_REQUIRE_DEVICE();
+    const auto [rows, cols] = GetParam();
+    const std::string call = "launch_transpose(rows=" + std::to_string(rows) + ", cols=" + std::to_string(cols) + ")";
+    auto rng = gpulab::Rng::for_current_test();
+    const Inputs in = random_inputs(rng, {rows, 1, cols});  // A is rows x cols
+    const std::vector<float> expected = matmul_oracle::transpose(in.a, rows, cols);
+    gpulab::GuardedDeviceArray<float> d_in(in.a.size()), d_out(in.a.size());
+    d_in.upload(in.a);
+    std::vector<gpulab::RecordedLaunch> launches;
+    {
+        std::optional<gpulab::LaunchRecorder> recorder;
+        if (gpulab::launch_recording_supported()) recorder.emplace();
+        student().transpose(d_in.data(), d_out.data(), rows, cols);
+        gpulab::check_student_launch(call);
+        if (recorder) launches = recorder->launches();
+    }
+    const std::vector<float> out = d_out.download();
+    std::size_t wrong = 0, unwritten = 0;
+    std::ostringstream first;
+    int shown = 0;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        if (gpulab::same_bits(out[i], expected[i])) continue;
+        ++wrong;
+        const bool never = gpulab::is_poison(out[i]);
+        unwritten += never;
+        if (shown++ < 5) {
+            first << "\n    out(" << i / rows << ", " << i % rows << ") should be in(" << i % rows << ", " << i / rows
+                  << ") = " << gpulab::num(expected[i]) << "; ";
+            if (never) first << "never written";
+            else first << "got " << gpulab::num(out[i]);
+        }
+    }
+    std::string outside;
+    if (d_in.download() != in.a) outside += "\n  it changed its input";
+    for (const auto& [array, report] : {std::pair{"the input", d_in.check_guards()}, {"the output", d_out.check_guards()}})
+        if (!report.intact()) outside += "\n  " + report.describe(array);
+    gpulab::record_figure(std::to_string(out.size() - wrong) + " of " + std::to_string(out.size()) + " exact", "every element, bit for bit");
+    if (wrong == 0 && outside.empty()) return;
+    std::ostringstream m;
+    m << call << ":";
+    if (wrong) {
+        m << " " << wrong << " of " << out.size() << " elements are wrong";
+        if (unwritten) m << " (" << unwritten << " never written)";
+        m << ". out is cols x rows = " << cols << " x " << rows << ", out(c, r) = in(r, c) at out[c * rows + r]. The first:"
+          << first.str();
+        std::string cause;
+        if (gpulab::launch_recording_supported() && launches.empty())
+            cause = "TODO(lab-7) step 3a: launch_transpose launched no kernel, so nothing was written.";
+        else if (unwritten == out.size())
+            cause = "Your kernel wrote nothing: every element still holds the NaN the grader put there.";
+        else if (rows != cols && out == in.a)
+            cause = "out is a copy of in, not its transpose: write in(r, c) to out[c * rows + r].";
+        else if (unwritten && !launches.empty()) {
+            const gpulab::RecordedLaunch& l = launches.front();
+            const long long across = (long long)l.grid.x * l.block.x, down = (long long)l.grid.y * l.block.y;
+            if (across < cols || down < rows)
+                cause = "Your grid (" + std::to_string(l.grid.x) + " x " + std::to_string(l.grid.y) + " blocks of " +
+                        std::to_string(l.block.x) + " x " + std::to_string(l.block.y) +
+                        " threads) does not reach every element of the " + std::to_string(rows) + " x " +
+                        std::to_string(cols) + " input (if each thread copies one element). Round the grid up in both "
+                        "directions; with a shared-memory tile, each block must copy its whole tile.";
+        }
+        if (!cause.empty()) m << "\n  Likely cause: " << cause;
+    }
+    if (!outside.empty()) m << "\n  Outside the output:" << outside;
+    ADD_FAILURE() << m.str();
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, Transpose, testing::ValuesIn(transpose_shapes()),
+                         [](const testing::TestParamInfo<TransposeShape>& info) {
+                             return "rows" + std::to_string(info.param.rows) + "_cols" + std::to_string(info.param.cols);
+                         });
+
+// ---- Technique -------------------------------------------------------------------------------------------
+
+// The compiled kernels' shared memory, read from their launches: the tiled ones need room for a tile of A
+// and one of B; the naive ones none (a tiled kernel in a naive slot would pass the naive speed bar).
+TEST(Technique, TiledUsesSharedMemory) {
+    GPULAB_REQUIRE_GPU();
+    const std::size_t min_bytes = section("technique").at("min_tiled_shared_bytes");
+    const Shape s{256, 256, 256};
+    auto rng = gpulab::Rng::for_current_test();
+    const Inputs in = random_inputs(rng, s);
+    std::ostringstream figure, problems;
+    for (Kernel kernel : kKernels) {
+        const KernelRun run = run_student(kernel, in, s);
+        if (run.launches.empty()) {
+            problems << "\n  " << launch_name(kernel) << " launched no kernel.";
+            continue;
+        }
+        std::size_t least = SIZE_MAX, most = 0;
+        for (const gpulab::RecordedLaunch& l : run.launches)
+            least = std::min(least, l.shared_bytes()), most = std::max(most, l.shared_bytes());
+        figure << (figure.tellp() ? ", " : "") << kernel_name(kernel) << " " << most << " B";
+        if (is_tiled(kernel) && least < min_bytes)
+            problems << "\n  " << launch_name(kernel) << ": " << run.launches.front().describe() << ". A tiled kernel "
+                     << "keeps a tile of A and a tile of B in __shared__ arrays: at least " << min_bytes
+                     << " B (two 8 x 8 float tiles; 16 x 16 tiles are 2048 B, 32 x 32 tiles 8192 B). Does this launch "
+                     << "run your tiled kernel?";
+        if (!is_tiled(kernel) && most > 0)
+            problems << "\n  " << launch_name(kernel) << ": " << run.launches.front().describe()
+                     << ". The naive kernel reads A and B straight from global memory: no shared memory (is your tiled "
+                        "kernel in the naive slot?).";
+    }
+    gpulab::record_figure(figure.str() + " shared/block", "tiled >= " + std::to_string(min_bytes) + " B, naive 0 B");
+    GPULAB_EXPECT(problems.str().empty()) << "The kernels' shared memory, per block:" << problems.str();
+}
+
+// Reads of A and B per multiply-add by one launch, counted exactly in CPU execution mode (skips the test
+// where it cannot count).
+double reads_per_multiply_add(const MatmulApi& api, Kernel kernel, const Shape& s) {
+    auto rng = gpulab::Rng::for_current_test();
+    const Inputs in = random_inputs(rng, s);
+    const std::vector<float>& b = in.b_for(kernel);
+    gpulab::GuardedDeviceArray<float> d_a(in.a.size()), d_b(b.size()), d_c(std::size_t(s.m) * s.n);
+    d_a.upload(in.a);
+    d_b.upload(b);
+    const auto launch = [&] {
+        launcher(api, kernel)(d_a.data(), d_b.data(), d_c.data(), s.m, s.n, s.k);
+        gpulab::check_student_launch(call_text(kernel, s));
+    };
+    // One buffer at a time: the counter watches one range.
+    const gpulab::ReadCount a_reads = gpulab::count_device_reads(d_a.data(), in.a.size() * sizeof(float), launch);
+    const gpulab::ReadCount b_reads = gpulab::count_device_reads(d_b.data(), b.size() * sizeof(float), launch);
+    for (const gpulab::ReadCount* c : {&a_reads, &b_reads})
+        if (!c->available) {
+            ADD_FAILURE() << "grader could not count reads: " << c->why;
+            return -1;
+        }
+    return double(a_reads.reads + b_reads.reads) / s.multiply_adds();
+}
+
+// How often the tiled kernels read A and B: a naive kernel reads a float of A and one of B for every
+// multiply-add (fewer loads where the compiler merges neighbouring floats of A into one vector load), a
+// kernel that multiplies T x T tiles from shared memory 2 / T. The reference's naive kernel, counted the
+// same way, says what "as often as naive" means here.
+TEST(Technique, ComputesFromSharedTiles) {
+    GPULAB_REQUIRE_DEVICE();
+    GPULAB_REQUIRE_READ_COUNTER();
+    const double bound = section("technique").at("max_reads_per_multiply_add");
+    double worst = -1, naive_at_worst = 2;
+    std::string worst_call;
+    std::ostringstream figure;
+    for (Kernel kernel : {Kernel::tiled, Kernel::tiled_bt})
+        for (const Shape& s : shapes_of(section("technique").at("shapes_mnk"))) {
+            const double per_mad = reads_per_multiply_add(student(), kernel, s);
+            const double naive = reads_per_multiply_add(reference(), takes_bt(kernel) ? Kernel::naive_bt : Kernel::naive, s);
+            if (HasFailure()) return;
+            figure << (figure.tellp() ? ", " : "") << kernel_name(kernel) << " " << s.name() << " " << fixed(per_mad, 3);
+            if (per_mad > worst) worst = per_mad, worst_call = call_text(kernel, s), naive_at_worst = naive;
+        }
+    gpulab::record_figure(figure.str() + " reads per multiply-add (naive: " + fixed(naive_at_worst, 2) + ")",
+                          "<= " + fixed(bound, 2) + " reads of A and B per multiply-add");
+    std::string why;
+    switch (gpulab::classify_tile_use(worst, naive_at_worst)) {
+        case gpulab::TileUse::like_naive:
+            why = "That is as often as a naive kernel, which reads A and B from global memory for every multiply-add: "
+                  "does the launch run your tiled kernel, and does its inner loop multiply the __shared__ tiles?";
+            break;
+        case gpulab::TileUse::beyond_naive:
+            why = "That is more than a naive kernel (" + fixed(naive_at_worst, 2) + "): your kernel copies tiles into "
+                  "shared memory but still reads A or B from global memory in its inner loop. After __syncthreads(), "
+                  "multiply a_tile and b_tile.";
+            break;
+        default:
+            why = "Some operands still come from global memory, or the tiles are very small: 16 x 16 tiles read about "
+                  "0.125 floats per multiply-add, 32 x 32 tiles 0.0625 (a naive kernel " + fixed(naive_at_worst, 2) + ").";
+    }
+    GPULAB_EXPECT(worst <= bound) << worst_call << " reads A and B " << fixed(worst, 3)
+                                  << " times per multiply-add (counted exactly in CPU execution mode; allowed: at most "
+                                  << fixed(bound, 2) << "). " << why;
+}
+
+}  // namespace

@@ -1,0 +1,207 @@
+// Lab 07's speed tests and the cuBLAS bar: each of the student's kernels against the reference's kernel of
+// the same technique, interleaved in one process; the speedup tiling teaches, held against the reference's
+// naive kernel (never the student's own); and cuBLAS SGEMM beside the tiled kernel, in strict FP32.
+#include "cublas_sgemm.h"
+#include "matmul_grading.h"
+
+#include "gpulab/cuda_check.h"
+#include "gpulab/format.h"
+#include "gpulab/grader_test.h"
+#include "gpulab/guarded_array.h"
+#include "gpulab/timing.h"
+
+#include <iostream>
+
+namespace {
+
+using namespace matmul_grading;
+using gpulab::fixed;
+
+double tflops(const Shape& s, double ms) { return 2.0 * s.multiply_adds() / (ms * 1e9); }
+
+gpulab::TimingOptions timing_options() {
+    gpulab::TimingOptions options;
+    options.warmup = section("speed").at("warmup");
+    options.samples = section("speed").at("samples");
+    return options;
+}
+
+// Device copies of one square problem and a C per contender.
+struct Problem {
+    Shape s;
+    Inputs in;
+    gpulab::GuardedDeviceArray<float> a, b, bt;
+    explicit Problem(int n, gpulab::Rng& rng)
+        : s{n, n, n}, in(random_inputs(rng, s)), a(in.a.size()), b(in.b.size()), bt(in.bt.size()) {
+        a.upload(in.a);
+        b.upload(in.b);
+        bt.upload(in.bt);
+    }
+    const float* b_for(Kernel kernel) const { return takes_bt(kernel) ? bt.data() : b.data(); }
+};
+
+// Runs the student's kernel once and spot-checks C: speed counts only for a correct kernel.
+bool correct_at(const Problem& p, Kernel kernel, gpulab::GuardedDeviceArray<float>& c) {
+    launcher(student(), kernel)(p.a.data(), p.b_for(kernel), c.data(), p.s.m, p.s.n, p.s.k);
+    gpulab::check_student_launch(call_text(kernel, p.s));
+    auto rng = gpulab::Rng::for_current_test();
+    const std::string wrong = spot_check(p.in, c.download(), p.s, section("speed").at("spot_checks"), rng);
+    if (wrong.empty()) return true;
+    ADD_FAILURE() << call_text(kernel, p.s) << " is not right at this size (" << wrong
+                  << "): speed counts only for a correct kernel.";
+    return false;
+}
+
+const char* speed_hint(Kernel kernel) {
+    switch (kernel) {
+        case Kernel::naive:
+            return "Is col taken from the x dimension (threadIdx.x), so that a warp reads 32 neighbouring floats of a "
+                   "row of B in one go? With threadIdx.x on rows, the 32 threads read 32 rows of B, n floats apart.";
+        case Kernel::tiled:
+            return "Is the tile 16 x 16 or 32 x 32, with threadIdx.x along the columns of C (coalesced tile loads), "
+                   "and does the inner loop run over the tile width with nothing but two shared-memory reads and a "
+                   "multiply-add?";
+        default:
+            return "Does a warp read neighbouring floats of one row of Bt when it loads the tile (coalesced), and does "
+                   "the shared array for Bt's tile have one extra column ([TILE][TILE + 1]), so that threads reading "
+                   "down a column hit 32 different banks instead of taking turns on one?";
+    }
+}
+
+class Speed : public testing::TestWithParam<int> {};
+
+void check_speed(Kernel kernel, int n) {
+    GPULAB_REQUIRE_GPU();
+    auto rng = gpulab::Rng::for_current_test();
+    const Problem p(n, rng);
+    gpulab::GuardedDeviceArray<float> mine(std::size_t(n) * n), theirs(std::size_t(n) * n);
+    if (!correct_at(p, kernel, mine)) return;
+    const MatmulLaunch student_launch = launcher(student(), kernel), reference_launch = launcher(reference(), kernel);
+    const double threshold = section("speed").at("min_fraction_of_reference");
+    const std::size_t bytes = std::size_t(n) * n * sizeof(float);
+    const gpulab::SpeedVerdict verdict = gpulab::judge_speed(
+        [&] { student_launch(p.a.data(), p.b_for(kernel), mine.data(), n, n, n); },
+        [&] { reference_launch(p.a.data(), p.b_for(kernel), theirs.data(), n, n, n); }, threshold,
+        section("speed").at("max_remeasures"), timing_options(), {mine.data(), bytes}, {theirs.data(), bytes});
+    GPULAB_ASSERT(verdict.unfaithful.empty()) << call_text(kernel, p.s) << " could not be timed: " << verdict.unfaithful << ".";
+    const double yours = tflops(p.s, verdict.student_ms), ref = tflops(p.s, verdict.reference_ms);
+    testing::Test::RecordProperty("student_ms", fixed(verdict.student_ms, 4));
+    testing::Test::RecordProperty("reference_ms", fixed(verdict.reference_ms, 4));
+    testing::Test::RecordProperty("student_tflops", fixed(yours, 2));
+    testing::Test::RecordProperty("reference_tflops", fixed(ref, 2));
+    testing::Test::RecordProperty("rounds", std::to_string(verdict.rounds));
+    gpulab::record_figure(fixed(verdict.student_ms, 3) + " ms, " + fixed(yours, 2) + " TFLOP/s, " +
+                              fixed(verdict.fraction, 2) + "x ref",
+                          ">= " + fixed(threshold, 2) + "x ref " + kernel_name(kernel));
+    std::cout << "[lab 07] " << kernel_name(kernel) << " at N = " << n << ": yours " << fixed(verdict.student_ms, 3)
+              << " ms = " << fixed(yours, 2) << " TFLOP/s; reference " << fixed(verdict.reference_ms, 3) << " ms = "
+              << fixed(ref, 2) << " TFLOP/s\n";
+    GPULAB_EXPECT(verdict.passed()) << "Your " << kernel_name(kernel) << " kernel at N = " << n << " runs at "
+                                    << fixed(verdict.fraction, 2) << "x the reference's " << kernel_name(kernel)
+                                    << " kernel (" << fixed(verdict.student_ms, 3) << " ms = " << fixed(yours, 2)
+                                    << " TFLOP/s against " << fixed(verdict.reference_ms, 3) << " ms = " << fixed(ref, 2)
+                                    << " TFLOP/s). The bar is " << fixed(threshold, 2) << "x. Measured "
+                                    << verdict.rounds << " time(s). " << speed_hint(kernel);
+}
+
+TEST_P(Speed, NaiveThroughput) { check_speed(Kernel::naive, GetParam()); }
+TEST_P(Speed, TiledThroughput) { check_speed(Kernel::tiled, GetParam()); }
+TEST_P(Speed, TiledBtThroughput) { check_speed(Kernel::tiled_bt, GetParam()); }
+
+INSTANTIATE_TEST_SUITE_P(Sizes, Speed, testing::ValuesIn(section("speed").at("sizes").get<std::vector<int>>()),
+                         [](const testing::TestParamInfo<int>& info) { return "N" + std::to_string(info.param); });
+
+// The speedup the lab teaches, measured the only fair way: the student's tiled kernel against the
+// reference's naive kernel, with the reference's own tiled kernel in the same rounds. Where the reference
+// does not clear the bar with margin on this GPU, the lesson does not hold here and nothing is graded.
+TEST(Speed, TiledOverNaive) {
+    GPULAB_REQUIRE_GPU();
+    const gpulab::Json& spec = section("speed").at("tiled_over_naive");
+    const int n = spec.at("size");
+    const double bar = spec.at("min_speedup"), margin = spec.at("reference_margin");
+    auto rng = gpulab::Rng::for_current_test();
+    const Problem p(n, rng);
+    const std::size_t bytes = std::size_t(n) * n * sizeof(float);
+    gpulab::GuardedDeviceArray<float> mine(std::size_t(n) * n), ref_tiled(std::size_t(n) * n), ref_naive(std::size_t(n) * n);
+    if (!correct_at(p, Kernel::tiled, mine)) return;
+    const std::vector<std::function<void()>> launches{
+        [&] { student().tiled(p.a.data(), p.b.data(), mine.data(), n, n, n); },
+        [&] { reference().tiled(p.a.data(), p.b.data(), ref_tiled.data(), n, n, n); },
+        [&] { reference().naive(p.a.data(), p.b.data(), ref_naive.data(), n, n, n); }};
+    std::vector<gpulab::Samples> pooled(3);
+    double yours = 0, theirs = 0;
+    int rounds = 0;
+    const int max_rounds = section("speed").at("max_remeasures");
+    do {
+        const auto samples = gpulab::time_interleaved(
+            launches, timing_options(), {{mine.data(), bytes}, {ref_tiled.data(), bytes}, {ref_naive.data(), bytes}});
+        for (int i = 0; i < 3; ++i) pooled[i].ms.insert(pooled[i].ms.end(), samples[i].ms.begin(), samples[i].ms.end());
+        ++rounds;
+        yours = pooled[2].median() / pooled[0].median();
+        theirs = pooled[2].median() / pooled[1].median();
+        // Re-measure while the verdict is within the noise of the bar.
+    } while (rounds < max_rounds && std::abs(yours / bar - 1) < 2 * (pooled[0].relative_spread() + pooled[2].relative_spread()));
+    testing::Test::RecordProperty("student_speedup", fixed(yours, 2));
+    testing::Test::RecordProperty("reference_speedup", fixed(theirs, 2));
+    gpulab::record_figure(fixed(yours, 2) + "x ref naive (ref tiled: " + fixed(theirs, 2) + "x)",
+                          ">= " + fixed(bar, 2) + "x, graded where ref tiled >= " + fixed(bar * margin, 2) + "x");
+    std::cout << "[lab 07] tiled over naive at N = " << n << ": yours " << fixed(pooled[0].median(), 3)
+              << " ms, reference tiled " << fixed(pooled[1].median(), 3) << " ms, reference naive "
+              << fixed(pooled[2].median(), 3) << " ms: speedups " << fixed(yours, 2) << "x and " << fixed(theirs, 2) << "x\n";
+    if (theirs < bar * margin)
+        GTEST_SKIP() << "not graded on this GPU: the reference's tiled kernel is only " << fixed(theirs, 2)
+                     << "x its naive kernel here, and grading a " << fixed(bar, 2) << "x bar needs the reference at "
+                     << fixed(bar * margin, 2) << "x or more (yours: " << fixed(yours, 2) << "x)";
+    GPULAB_EXPECT(yours >= bar) << "Your tiled kernel at N = " << n << " is " << fixed(yours, 2)
+                                << "x as fast as the reference's naive kernel (" << fixed(pooled[0].median(), 3)
+                                << " ms against " << fixed(pooled[2].median(), 3) << " ms); the reference's tiled kernel "
+                                << "manages " << fixed(theirs, 2) << "x, and the bar is " << fixed(bar, 2)
+                                << "x. Tiling pays when each float loaded into shared memory is used TILE times: is "
+                                   "your tile 16 x 16 or 32 x 32, and are the tile loads coalesced (threadIdx.x "
+                                   "along a row)?";
+}
+
+// cuBLAS beside the student's tiled kernel: the bar to look up to, in TFLOP/s and as a share of the FP32
+// peak. A report: no points, and it fails only where the grader's own cuBLAS call goes wrong.
+TEST(Report, CublasBar) {
+    GPULAB_REQUIRE_GPU();
+    const int n = section("cublas").at("size");
+    auto rng = gpulab::Rng::for_current_test();
+    const Problem p(n, rng);
+    CublasSgemm cublas;
+    gpulab::GuardedDeviceArray<float> c_cublas(std::size_t(n) * n), c_yours(std::size_t(n) * n);
+    cublas.multiply(p.a.data(), p.b.data(), c_cublas.data(), n, n, n);
+    GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
+    if (const std::string wrong = spot_check(p.in, c_cublas.download(), p.s, 256, rng); !wrong.empty())
+        return gpulab::fail_as_grader_error("cuBLAS SGEMM does not match the oracle (" + wrong +
+                                            "): check the CUDA Toolkit installation");
+    std::vector<std::function<void()>> launches{[&] { cublas.multiply(p.a.data(), p.b.data(), c_cublas.data(), n, n, n); }};
+    bool yours_ok = false;
+    try {
+        student().tiled(p.a.data(), p.b.data(), c_yours.data(), n, n, n);
+        gpulab::check_student_launch(call_text(Kernel::tiled, p.s));
+        yours_ok = spot_check(p.in, c_yours.download(), p.s, 64, rng).empty();
+    } catch (const gpulab::CudaError& e) {
+        if (gpulab::is_sticky_cuda_error(e.status())) throw;
+    }
+    if (yours_ok) launches.push_back([&] { student().tiled(p.a.data(), p.b.data(), c_yours.data(), n, n, n); });
+    const auto samples = gpulab::time_interleaved(launches, timing_options());
+    const double cublas_tflops = tflops(p.s, samples[0].median());
+    const double peak = fp32_peak_tflops();
+    std::string figure = "cuBLAS " + fixed(samples[0].median(), 3) + " ms, " + fixed(cublas_tflops, 1) + " TFLOP/s";
+    if (peak > 0) figure += " (" + fixed(100 * cublas_tflops / peak, 0) + "% of FP32 peak " + fixed(peak, 1) + ")";
+    if (yours_ok) {
+        const double yours = tflops(p.s, samples[1].median());
+        figure += "; your tiled " + fixed(yours, 2) + " TFLOP/s = " + fixed(100 * yours / cublas_tflops, 0) + "% of cuBLAS";
+        testing::Test::RecordProperty("student_tflops", fixed(yours, 2));
+    } else {
+        figure += "; your tiled kernel is not right at this size, so it was not timed";
+    }
+    testing::Test::RecordProperty("cublas_tflops", fixed(cublas_tflops, 2));
+    testing::Test::RecordProperty("fp32_peak_tflops", fixed(peak, 1));
+    testing::Test::RecordProperty("cublas_math_mode", CublasSgemm::math_mode());
+    gpulab::record_figure(figure, std::string("report; ") + CublasSgemm::math_mode());
+    std::cout << "[lab 07] at N = " << n << ", " << CublasSgemm::math_mode() << ": " << figure << "\n";
+}
+
+}  // namespace

@@ -272,8 +272,9 @@ function(gpulab_add_lab lab)
             set(check ${lab}/${variant}-is-caught)
             set(require expected)
         endif()
+        # A variant's verdict rests on the tests that score; the reports (0 points) are left out.
         add_test(NAME ${check}
-                 COMMAND $<TARGET_FILE:gpulab-grade> --lab ${lab} ${build_flag} ${timing_flag} --solution ${variant}
+                 COMMAND $<TARGET_FILE:gpulab-grade> --lab ${lab} ${build_flag} ${timing_flag} --no-reports --solution ${variant}
                          --require ${require} --out ${out}/${lab}-${name})
         if(timing_flag)
             list(APPEND untimed_tests ${check})

@@ -220,6 +220,9 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
         if (!request.timing)
             for (const std::string& id : ids_where(config, "timing", true))
                 spec.left_out[id] = "not run: timing left out (--no-timing)";
+        if (!request.reports)
+            for (const std::string& id : ids_where(config, "points", 0))
+                spec.left_out[id] = "not run: reports left out (--no-reports)";
         if (mode == request.mode) {
             for (const std::string& id : cpu_only)
                 spec.left_out[id] = cpu_part ? kRunInCpuMode : "needs CPU execution mode, not built here";

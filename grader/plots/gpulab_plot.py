@@ -111,8 +111,15 @@ def size_axis(ax, sizes, label):
     from matplotlib import ticker
 
     ax.set_xscale("log", base=2)
-    ax.set_xticks(sizes)
-    ax.set_xticklabels([str(int(s)) if float(s).is_integer() else f"{s:g}" for s in sizes])
+    # Labels only where they do not crowd each other (1000 beside 1024 would print on top of it): a size
+    # within a quarter octave of a labelled one keeps its point but gets no label.
+    labelled = []
+    for s in sorted(sizes, key=lambda v: (not math.log2(v).is_integer(), v)):
+        if all(abs(math.log2(s) - math.log2(t)) >= 0.25 for t in labelled):
+            labelled.append(s)
+    labelled.sort()
+    ax.set_xticks(labelled)
+    ax.set_xticklabels([str(int(s)) if float(s).is_integer() else f"{s:g}" for s in labelled])
     ax.xaxis.set_minor_locator(ticker.NullLocator())
     if sizes:
         ax.set_xlim(min(sizes) / 1.25, max(sizes) * 1.25)  # markers clear of the frame
@@ -275,10 +282,20 @@ def draw_matmul_study(plt, path, out, title):
             not_drawn.setdefault((name, status or "no status"), []).append(n)
     order = [name for name in MATMUL_NAMES if name in seen] + [name for name in seen if name not in MATMUL_NAMES]
 
-    notes = []
+    # One line per implementation and kind of reason ("skipped", "wrong"): its sizes, and the reason given
+    # at the first of them (the predicted times differ from size to size).
+    grouped = {}
     for (name, status), ns in not_drawn.items():
-        listed = ", ".join(f"{n:g}" for n in sorted(ns))
-        notes.append(f"{MATMUL_NAMES.get(name, name)} at N = {listed}: {status}")
+        kind = status.split(":")[0]
+        entry = grouped.setdefault((name, kind), {"ns": [], "first": (min(ns), status)})
+        entry["ns"] += ns
+        entry["first"] = min(entry["first"], (min(ns), status))
+    notes = []
+    for (name, kind), entry in grouped.items():
+        listed = ", ".join(f"{n:g}" for n in sorted(entry["ns"]))
+        first_n, first_status = entry["first"]
+        notes.append(f"{MATMUL_NAMES.get(name, name)} at N = {listed}: {first_status}"
+                     + (f" (at N = {first_n:g})" if len(entry["ns"]) > 1 else ""))
     if len(notes) > 8:
         notes = notes[:7] + [f"... and {len(notes) - 7} more (see {os.path.basename(path)})"]
 

@@ -74,13 +74,13 @@ TEST(Report, ComparisonStudy) {
     options.samples = spec.at("samples");
     std::vector<Contender> contenders{
         {"cpu_serial", "CPU serial", true},
-        {"cpu_serial_bt", "CPU serial, Bt", true},
-        {"cpu_openmp", "CPU OpenMP x" + std::to_string(matmul_cpu::openmp_threads()), true},
+        {"cpu_serial_bt", "serial Bt", true},
+        {"cpu_openmp", "OpenMP x" + std::to_string(matmul_cpu::openmp_threads()), true},
         {"naive", "naive"},
-        {"naive_bt", "naive on Bt"},
+        {"naive_bt", "naive Bt"},
         {"tiled", "tiled"},
-        {"transpose", "transpose B"},
-        {"tiled_bt", "tiled on Bt"},
+        {"transpose", "transpose"},
+        {"tiled_bt", "tiled Bt"},
         {"cublas", "cuBLAS"}};
     const auto find = [&](const std::string& id) -> Contender& {
         for (Contender& c : contenders)
@@ -206,7 +206,7 @@ TEST(Report, ComparisonStudy) {
     std::ostringstream text;
     text << "      N";
     for (const std::string& id : order) {
-        std::string label = id == "tiled_bt_with_transpose" ? "Bt+transp" : id;
+        std::string label = id == "tiled_bt_with_transpose" ? "Bt+transpose" : id;
         for (const Contender& c : contenders)
             if (c.id == id) label = c.label;
         char cell[32];

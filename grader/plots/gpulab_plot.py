@@ -4,6 +4,7 @@
     gpulab_plot.py heat2d-scaling CSV [--out PNG] [--title TEXT]
     gpulab_plot.py heat-maps JSON
     gpulab_plot.py matmul-study CSV [--out PNG] [--title TEXT]
+    gpulab_plot.py class-overview CSV [--out PNG] [--title TEXT] [--top N]
 
 heat2d-scaling  lab 02's scaling study: columns M, and <kernel>_ms_per_step for each kernel
                 (naive_ms_per_step, tiled_ms_per_step, ...); a log-log plot of ms per step against M.
@@ -14,6 +15,11 @@ heat-maps       lab 02's snapshots: one JSON holding every frame of a report, on
 matmul-study    lab 07's comparison: columns n, implementation, ms, tflops, status; time and TFLOP/s
                 against N, one line per implementation. Rows whose status is not "measured"
                 ("skipped: why", "wrong: why") are listed under the plot instead.
+class-overview  a graded class (grader/class/reports.h writes overview.csv): columns record, lab,
+                name, status, points, max_points, students. Rows "score" (one per student and lab:
+                name is the student) give each lab's score distribution, as % of the lab's maximum,
+                marked by status; rows "failing" (name is a test, students how many lost points on
+                it) give a bar chart of the --top (default 15) most common failing tests.
 
 For a CSV the picture goes to --out, else next to the CSV with the ending .png. Each PNG written is
 printed on stdout as "wrote PATH". Exit status: 0 drawn; 1 the data cannot be used (one line on
@@ -349,6 +355,126 @@ def draw_matmul_study(plt, path, out, title):
     plt.close(fig)
 
 
+# ---- class-overview ---------------------------------------------------------------------------------------
+
+# How each status is drawn in the score distribution; another status gets the last style.
+STATUS_STYLES = {
+    "graded": dict(color="#1f77b4", marker="o"),
+    "did not build": dict(color="#d62728", marker="x"),
+    "empty": dict(color="#7f7f7f", marker="s"),
+    "refused": dict(color="#9467bd", marker="D"),
+    "tampered": dict(color="#000000", marker="X"),
+    "crashed": dict(color="#ff7f0e", marker="v"),
+    "grader error": dict(color="#bcbd22", marker="^"),
+    None: dict(color="#8c564b", marker="P"),
+}
+
+
+def draw_class_overview(plt, path, out, title, top):
+    import random
+
+    _, rows = read_csv(path, ["record", "lab", "name", "status", "points", "max_points", "students"])
+    scores = {}   # lab -> [(percent, status)]
+    maxima = {}   # lab -> the lab's maximum
+    failing = []  # (students, lab, test)
+    for i, row in enumerate(rows):
+        line = i + 2
+        lab = row["lab"]
+        if row["record"] == "score":
+            if not lab:
+                raise DataError(f"{path}, line {line}: a score row without a lab")
+            points = number(row["points"], path, line, "points")
+            max_points = number(row["max_points"], path, line, "max_points")
+            percent = 100.0 * points / max_points if max_points > 0 else 0.0
+            scores.setdefault(lab, []).append((percent, row["status"] or "no status"))
+            maxima[lab] = max(maxima.get(lab, 0.0), max_points)
+        elif row["record"] == "failing":
+            failing.append((int(number(row["students"], path, line, "students")), lab, row["name"]))
+    if not scores:
+        raise DataError(f"{path} has no 'score' rows: nothing was graded")
+    labs = sorted(scores)
+    graded = {lab: sum(1 for _, status in scores[lab] if status == "graded") for lab in labs}
+    # Most common first; a tie keeps the file's order (the test's place in its lab's table).
+    failing = sorted(failing, key=lambda f: -f[0])
+    shown = failing[:top]
+
+    bar_height = max(3.0, 0.32 * len(shown) + 1.4)
+    fig = plt.figure(figsize=(14, max(5.6, bar_height)), layout="constrained")
+    grid = fig.add_gridspec(1, 2, width_ratios=[max(2.4, 1.6 * len(labs)), 5.5])
+    dist_ax, fail_ax = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
+
+    # The distribution: a box over the graded scores, and every score as a point, spread sideways so that
+    # equal scores stay countable (seeded: the same class draws the same picture).
+    jitter = random.Random(0)
+    used = set()
+    for x, lab in enumerate(labs):
+        graded_scores = [p for p, status in scores[lab] if status == "graded"]
+        if graded_scores:
+            dist_ax.boxplot([graded_scores], positions=[x], widths=0.55, showfliers=False,
+                            medianprops=dict(color="#1b1b1b"), boxprops=dict(color="#555555"),
+                            whiskerprops=dict(color="#555555"), capprops=dict(color="#555555"))
+        for percent, status in scores[lab]:
+            style = STATUS_STYLES.get(status, STATUS_STYLES[None])
+            label = status if status not in used else None
+            used.add(status)
+            dist_ax.scatter([x + jitter.uniform(-0.2, 0.2)], [percent], s=26, alpha=0.75, zorder=3,
+                            label=label, **style)
+    # Under each lab: how many students, and how many of them were not graded and why (their points lie
+    # on top of each other at 0, so the count says what the points cannot).
+    tick_labels = []
+    for lab in labs:
+        others = {}
+        for _, status in scores[lab]:
+            if status != "graded":
+                others[status] = others.get(status, 0) + 1
+        lines = [lab, f"max {maxima[lab]:g}, {len(scores[lab])} students"]
+        lines += [f"{n} {status}" for status, n in sorted(others.items(), key=lambda item: -item[1])]
+        tick_labels.append("\n".join(lines))
+    dist_ax.set_xticks(range(len(labs)))
+    dist_ax.set_xticklabels(tick_labels, fontsize=8, va="top")
+    if len(labs) > 3:
+        for tick in dist_ax.get_xticklabels():
+            tick.set_rotation(30)
+            tick.set_ha("right")
+    dist_ax.set_xlim(-0.6, len(labs) - 0.4)
+    dist_ax.set_ylabel("score (% of the lab's maximum)")
+    dist_ax.set_title("Scores per lab (box: graded submissions)")
+    dist_ax.grid(True, axis="y", alpha=0.35)
+    # The legend in a band above 100 %, where no score can be, never over the points.
+    rows_of_legend = (len(used) + 3) // 4
+    dist_ax.set_ylim(-5, 108 + 9 * rows_of_legend)
+    dist_ax.set_yticks(range(0, 101, 20))
+    dist_ax.legend(fontsize=8, loc="upper center", ncol=min(4, len(used)), framealpha=0.95, handletextpad=0.2,
+                   columnspacing=0.9)
+
+    # The most common failing tests, the most common at the top.
+    if shown:
+        names = [f"{lab}  {test}" for _, lab, test in shown]
+        counts = [n for n, _, _ in shown]
+        y = list(range(len(shown)))[::-1]
+        fail_ax.barh(y, counts, color="#c62828", alpha=0.8)
+        fail_ax.set_yticks(y)
+        fail_ax.set_yticklabels(names, fontsize=9)
+        for yi, (n, lab, _) in zip(y, shown):
+            fail_ax.text(n, yi, f" {n} of {graded[lab]}", va="center", fontsize=8)
+        fail_ax.set_xlim(0, max(counts) * 1.2)
+        fail_ax.xaxis.get_major_locator().set_params(integer=True)
+    else:
+        fail_ax.set_yticks([])
+        fail_ax.text(0.5, 0.5, "no graded submission lost points on a test", transform=fail_ax.transAxes,
+                     ha="center", va="center")
+    fail_ax.set_xlabel("students who lost points on the test (of those graded)")
+    more = f", {len(failing) - len(shown)} more in {os.path.basename(path)}" if len(failing) > len(shown) else ""
+    fail_ax.set_title(f"Most common failing tests (top {len(shown)}{more})")
+    fail_ax.grid(True, axis="x", alpha=0.35)
+
+    students = len({row["name"] for row in rows if row["record"] == "score"})
+    heading = f"Class overview: {students} students, {len(labs)} labs"
+    fig.suptitle(f"{heading}: {title}" if title else heading)
+    save(fig, out)
+    plt.close(fig)
+
+
 # ---- command line -----------------------------------------------------------------------------------------
 
 
@@ -363,6 +489,11 @@ def main(argv):
         sub.add_argument("--title", default="", help="added to the title (e.g. the GPU's name)")
     sub = kinds.add_parser("heat-maps", help="lab 02's snapshot frames (JSON) -> one PNG per frame")
     sub.add_argument("data", help="the JSON file")
+    sub = kinds.add_parser("class-overview", help="a graded class's overview.csv -> a PNG")
+    sub.add_argument("data", help="the CSV file (grader/class/reports.h: write_overview)")
+    sub.add_argument("--out", help="the PNG to write (default: the CSV's path ending in .png)")
+    sub.add_argument("--title", default="", help="added to the title (e.g. the course and the GPU)")
+    sub.add_argument("--top", type=int, default=15, help="how many failing tests to show (default 15)")
     args = parser.parse_args(argv)
 
     try:
@@ -377,6 +508,9 @@ def main(argv):
     try:
         if args.kind == "heat-maps":
             draw_heat_maps(plt, args.data)
+        elif args.kind == "class-overview":
+            out = args.out or os.path.splitext(args.data)[0] + ".png"
+            draw_class_overview(plt, args.data, out, args.title, max(1, args.top))
         else:
             out = args.out or os.path.splitext(args.data)[0] + ".png"
             draw = draw_heat2d_scaling if args.kind == "heat2d-scaling" else draw_matmul_study

@@ -165,6 +165,7 @@ endfunction()
 
 # -DGPULAB_ONLY_LABS="02-heat-2d;03-gaussian-blur" builds just those (for work on one lab).
 set(GPULAB_ONLY_LABS "" CACHE STRING "Build only these labs (empty: all)")
+option(GPULAB_PLANTED_VARIANTS "Build the planted bugs, correct variants and cheats and their self-checks" ON)
 
 function(gpulab_add_lab lab)
     if(GPULAB_ONLY_LABS AND NOT lab IN_LIST GPULAB_ONLY_LABS)
@@ -193,9 +194,15 @@ function(gpulab_add_lab lab)
     _gpulab_add_solution(${lab} starter ${PROJECT_SOURCE_DIR}/starter/${lab} "${sources}" "" "${shared}")
     _gpulab_add_solution(${lab} reference ${PROJECT_SOURCE_DIR}/reference/${lab} "${sources}" "" "${shared}")
 
-    # Planted bugs, correct variants and cheats: each an edited copy of the reference (or starter).
+    # Planted bugs, correct variants and cheats: each an edited copy of the reference (or starter). A class-
+    # grading workspace (grader/class) leaves them out: its starter holds a student's files, which a cheat
+    # spec based on the starter could not apply to, and it grades only the starter.
     set(variants "")
-    foreach(kind wrong right cheats)
+    set(kinds wrong right cheats)
+    if(NOT GPULAB_PLANTED_VARIANTS)
+        set(kinds "")
+    endif()
+    foreach(kind ${kinds})
         file(GLOB specs CONFIGURE_DEPENDS ${grader_dir}/${kind}/*.json)
         foreach(spec ${specs})
             get_filename_component(variant ${spec} NAME_WE)

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Grades a small class of submissions with gpulab-grade-class in CPU execution mode and checks the gradebook.
+
+The corpus is built at test time from this repository (lab 01's reference, starter, planted bugs and cheats, as
+CMake wrote them into the build folder), in the shapes students hand things in: a folder, a zip of a folder
+(nested one level too deep), a tar.gz with the wrong folder name, stray files, nothing at all. Then the batch
+is killed with SIGKILL part way, resumed, and must lose nothing and grade nothing twice.
+
+Usage: class_corpus_test.py <gpulab-grade-class> <source tree> <build folder> <scratch folder>
+Exit 77 (skipped) where the sandbox cannot run.
+"""
+import csv
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tarfile
+import time
+import zipfile
+
+LAB = "01-heat-rod"
+SOURCE = "heat_rod.cu"
+
+
+def variant(build, kind, name):
+    return os.path.join(build, "labs", LAB, kind, name, SOURCE)
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def build_corpus(tree, build, folder):
+    """Each student: (how it is handed in, its heat_rod.cu or None, the status and points it must get).
+
+    Points are checked where they are certain: full marks of what CPU mode grades for the reference, 0 for
+    what is not graded. The rest only by status and "less than full"."""
+    reference = open(os.path.join(tree, "reference", LAB, SOURCE)).read()
+    starter = open(os.path.join(tree, "starter", LAB, SOURCE)).read()
+    read = lambda kind, name: open(variant(build, kind, name)).read()
+    corpus = {
+        "alice": ("folder-exact", reference, "graded", "full"),
+        "bob": ("zip-nested", starter, "graded", "less"),
+        "carol": ("targz-wrong-folder", read("wrong", "off-by-one-boundary"), "graded", "less"),
+        "dave": ("folder-exact", read("wrong", "does-not-compile"), "did not build", "zero"),
+        "erin": ("folder-exact", read("wrong", "endless-loop"), "graded", "less"),
+        "frank": ("empty", None, "empty", "zero"),
+        "grace": ("stray-files", reference, "graded", "full"),
+        "heidi": ("folder-exact", read("cheats", "calls-exit-on-error"), "refused", "zero"),
+        "ivan": ("folder-exact", read("cheats", "step-with-thrust"), "refused", "zero"),
+    }
+    os.makedirs(folder)
+    for student, (shape, code, _, _) in corpus.items():
+        base = os.path.join(folder, student)
+        if shape == "folder-exact":
+            write(os.path.join(base, "starter", LAB, SOURCE), code)
+        elif shape == "empty":
+            os.makedirs(base)
+        elif shape == "stray-files":
+            write(os.path.join(base, "starter", LAB, SOURCE), code)
+            write(os.path.join(base, "notes.txt"), "my notes\n")
+            write(os.path.join(base, "labs", LAB, "lab.json"), '{"tests": []}\n')  # must never be taken
+            write(os.path.join(base, "build", "CMakeCache.txt"), "junk\n")
+        elif shape == "zip-nested":
+            with zipfile.ZipFile(base + ".zip", "w") as z:
+                z.writestr(f"{student}-lab/{LAB}/{SOURCE}", code)
+        elif shape == "targz-wrong-folder":
+            staging = base + ".staging"
+            write(os.path.join(staging, "lab1", SOURCE), code)
+            with tarfile.open(base + ".tar.gz", "w:gz") as t:
+                t.add(os.path.join(staging, "lab1"), arcname="lab1")
+            shutil.rmtree(staging)
+    return corpus
+
+
+def gradebook(out):
+    with open(os.path.join(out, "gradebook.csv")) as f:
+        return {row["student"]: row for row in csv.DictReader(f)}
+
+
+def finished_at(out):
+    path = os.path.join(out, "db", "results.sqlite")
+    if not os.path.exists(path):
+        return {}
+    db = sqlite3.connect(path)
+    try:
+        return {(s, l): t for s, l, t in db.execute("SELECT student, lab, finished_at FROM results")}
+    except sqlite3.Error:
+        return {}
+    finally:
+        db.close()
+
+
+def main():
+    program, tree, build, scratch = sys.argv[1:5]
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(scratch)
+    submissions, out = os.path.join(scratch, "submissions"), os.path.join(scratch, "out")
+    corpus = build_corpus(tree, build, submissions)
+    command = [program, "--submissions", submissions, "--out", out, "--tree", tree, "--labs", LAB, "--mode", "cpu",
+               "--workers", "1", "--seed", "12345", "--lab-time-limit", "900"]
+
+    # A first run, killed with SIGKILL once two results are stored.
+    log = open(os.path.join(scratch, "first-run.log"), "w")
+    first = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.time() + 1500
+    while first.poll() is None and len(finished_at(out)) < 2 and time.time() < deadline:
+        time.sleep(0.5)
+    if first.poll() is None:
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+    elif first.returncode == 3:
+        print(open(os.path.join(scratch, "first-run.log")).read())
+        print("SKIP: the sandbox cannot run here")
+        return 77
+    before = finished_at(out)
+    print(f"killed the batch with {len(before)} result(s) stored: {sorted(before)}")
+
+    # Resumed: everything graded, and what was stored before the kill kept as it was (not graded again).
+    second = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    print(second.stdout[-4000:])
+    if second.returncode != 0:
+        print(f"FAIL: the resumed batch exited {second.returncode}")
+        return 1
+    after = finished_at(out)
+    problems = []
+    for key, stamp in before.items():
+        if after.get(key) != stamp:
+            problems.append(f"{key} was graded again after the resume (finished_at {stamp} -> {after.get(key)})")
+    book = gradebook(out)
+    for student, (_, _, want_status, want_points) in corpus.items():
+        row = book.get(student)
+        if row is None:
+            problems.append(f"{student}: no row in the gradebook")
+            continue
+        got_status, points = row["status"], float(row[LAB] or 0)
+        full = float(row["max_total"]) - float(row.get("points_not_run") or 0)
+        if (want_status == "graded") != (got_status == "graded") or (want_status != "graded" and want_status not in got_status):
+            problems.append(f"{student}: status {got_status!r}, expected {want_status!r}")
+        if want_points == "full" and abs(points - full) > 1e-9:
+            problems.append(f"{student}: {points} points, expected the full {full} CPU mode grades")
+        if want_points == "zero" and points != 0:
+            problems.append(f"{student}: {points} points, expected 0")
+        if want_points == "less" and not points < full:
+            problems.append(f"{student}: {points} points, expected less than {full}")
+    # A third run finds nothing to do.
+    third = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if finished_at(out) != after:
+        problems.append("a third run with nothing changed graded something again")
+    for student in corpus:
+        if not os.path.exists(os.path.join(out, "students", student, "feedback.html")):
+            problems.append(f"{student}: no feedback.html")
+        if not os.path.exists(os.path.join(out, "students", student, "results.json")):
+            problems.append(f"{student}: no results.json")
+    notes = json.load(open(os.path.join(out, "work", "intake", "grace.notes.json")))
+    if not any("notes.txt" in n for n in notes.get(LAB, [])):
+        problems.append(f"grace: the stray notes.txt is not listed as ignored: {notes}")
+    print("gradebook:\n" + open(os.path.join(out, "gradebook.csv")).read())
+    for p in problems:
+        print("FAIL: " + p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -86,8 +86,14 @@ void Workspace::place(const std::string& lab, const std::vector<std::pair<std::s
     fs::remove_all(starter);
     copy_tree(fs::path(spec_.instructor_tree) / "starter" / lab, starter);
     for (const auto& [name, path] : files) fs::copy_file(path, starter / name, fs::copy_options::overwrite_existing);
-    // A library left by the previous submission must never be graded as this one's.
-    fs::remove_all(fs::path(build_) / "solutions" / lab / "starter");
+    // A library left by the previous submission must never be graded as this one's. (Its folders stay: the
+    // build generated them once and the linker does not create them again.)
+    const fs::path libraries = fs::path(build_) / "solutions" / lab / "starter";
+    std::vector<fs::path> stale;
+    if (fs::exists(libraries))
+        for (const auto& entry : fs::recursive_directory_iterator(libraries))
+            if (!entry.is_directory()) stale.push_back(entry.path());
+    for (const fs::path& file : stale) fs::remove(file);
 }
 
 std::vector<std::string> grade_command(const Workspace& ws, const std::string& lab, const std::string& mode,

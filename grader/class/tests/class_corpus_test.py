@@ -35,6 +35,12 @@ def write(path, text):
         f.write(text)
 
 
+def edit(text, find, replace):
+    if text.count(find) != 1:
+        raise SystemExit(f"corpus: the reference no longer contains exactly one {find!r}")
+    return text.replace(find, replace)
+
+
 def build_corpus(tree, build, folder):
     """Each student: (how it is handed in, its heat_rod.cu or None, the status and points it must get).
 
@@ -48,11 +54,16 @@ def build_corpus(tree, build, folder):
         "bob": ("zip-nested", starter, "graded", "less"),
         "carol": ("targz-wrong-folder", read("wrong", "off-by-one-boundary"), "graded", "less"),
         "dave": ("folder-exact", read("wrong", "does-not-compile"), "did not build", "zero"),
-        "erin": ("folder-exact", read("wrong", "endless-loop"), "graded", "less"),
         "frank": ("empty", None, "empty", "zero"),
         "grace": ("stray-files", reference, "graded", "full"),
         "heidi": ("folder-exact", read("cheats", "calls-exit-on-error"), "refused", "zero"),
         "ivan": ("folder-exact", read("cheats", "step-with-thrust"), "refused", "zero"),
+        # Writes a few cells past the end of its output: the guard zones catch it, the rest is graded.
+        "judy": ("folder-exact", edit(reference, "    if (i < M - 1) {", "    if (i < M + 40) {"), "graded", "less"),
+        # Writes a gigabyte past its output: an illegal address that ends the CUDA context of the tests that
+        # launch it, and nothing else.
+        "mallory": ("folder-exact", edit(reference, "        out[i] = centre", "        out[i + (1 << 28)] = centre"),
+                    "graded", "less"),
     }
     os.makedirs(folder)
     for student, (shape, code, _, _) in corpus.items():
@@ -152,6 +163,13 @@ def main():
     third = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if finished_at(out) != after:
         problems.append("a third run with nothing changed graded something again")
+    # Grading the same submissions again gives the same grades.
+    again = subprocess.run(command + ["--regrade-student", "carol"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    regraded = gradebook(out)
+    if finished_at(out).get(("carol", LAB)) == after.get(("carol", LAB)):
+        problems.append("--regrade-student carol did not grade carol again")
+    if regraded["carol"][LAB] != book["carol"][LAB]:
+        problems.append(f"carol graded twice: {book['carol'][LAB]} then {regraded['carol'][LAB]} points")
     for student in corpus:
         if not os.path.exists(os.path.join(out, "students", student, "feedback.html")):
             problems.append(f"{student}: no feedback.html")

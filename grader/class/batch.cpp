@@ -11,6 +11,8 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -95,8 +97,47 @@ struct Context {
 
 // One step (a build, a grading) of a submission in the sandbox: the workspace's tree read-only, its scratch
 // (build folder and run logs) the only writable place, the batch's own files hidden.
+// The build tools as this process finds them on its PATH (cmake, a compiler, nvcc): the sandbox's PATH starts
+// with their folders, and their installations stay readable even where they live under a hidden folder
+// (a cmake installed into /root/.local, say).
+struct Toolchain {
+    std::string path_prefix;
+    std::vector<std::string> installations;
+};
+
+const Toolchain& toolchain() {
+    static const Toolchain found = [] {
+        Toolchain t;
+        const char* path = std::getenv("PATH");
+        std::stringstream dirs(path ? path : "");
+        std::vector<std::string> seen;
+        for (const char* tool : {"cmake", "ctest", "c++", "g++", "nvcc", "make", "gmake", "ninja"}) {
+            dirs.clear();
+            dirs.seekg(0);
+            for (std::string dir; std::getline(dirs, dir, ':');) {
+                const fs::path candidate = fs::path(dir) / tool;
+                if (dir.empty() || ::access(candidate.c_str(), X_OK) != 0) continue;
+                if (std::find(seen.begin(), seen.end(), dir) == seen.end()) {
+                    seen.push_back(dir);
+                    t.path_prefix += dir + ":";
+                }
+                // <prefix>/bin/<tool>: the whole prefix (cmake's modules live in <prefix>/share).
+                const fs::path prefix = fs::canonical(candidate).parent_path().parent_path();
+                if (std::find(t.installations.begin(), t.installations.end(), prefix.string()) == t.installations.end())
+                    t.installations.push_back(prefix.string());
+                break;
+            }
+        }
+        return t;
+    }();
+    return found;
+}
+
 SandboxSpec sandbox_spec(const Context& c, const Workspace& ws, bool gpu, const std::map<std::string, std::string>& env) {
     SandboxSpec spec;
+    spec.path = toolchain().path_prefix + spec.path;
+    for (const std::string& prefix : toolchain().installations)
+        if (prefix != "/usr" && prefix != "/" && prefix != "/usr/local") spec.read_only_paths.push_back(prefix);
     spec.isolation = c.options.unsandboxed ? Isolation::Unsandboxed : Isolation::Bubblewrap;
     spec.instructor_tree = ws.tree();
     spec.scratch = ws.scratch();

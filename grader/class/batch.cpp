@@ -205,6 +205,17 @@ LabResult grade_one(Context& c, Workspace& ws, const WorkItem& item, const std::
     if (on_gpu) c.gpus->give_back(gpu);
     r.run_seconds = seconds_since(run_start);
 
+    // The raw results beside the student's feedback (hidden from other submissions' code, unlike the run
+    // folder): summary.json, the grader's log and GoogleTest's JUnit XML.
+    const fs::path raw = fs::absolute(c.options.out) / "students" / r.student / "raw" / r.lab;
+    fs::remove_all(raw);
+    fs::create_directories(raw);
+    if (fs::exists(out_dir / "summary.json")) fs::copy_file(out_dir / "summary.json", raw / "summary.json");
+    if (fs::is_directory(out_dir / r.lab))
+        for (const auto& entry : fs::directory_iterator(out_dir / r.lab))
+            if (entry.is_regular_file() && (entry.path().extension() == ".xml" || entry.path().filename() == "tests.log"))
+                fs::copy_file(entry.path(), raw / entry.path().filename());
+
     const fs::path summary_path = out_dir / "summary.json";
     if (!fs::exists(summary_path)) {
         r.status = status::grader_error;

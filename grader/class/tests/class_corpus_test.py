@@ -175,6 +175,12 @@ def main():
             problems.append(f"{student}: no feedback.html")
         if not os.path.exists(os.path.join(out, "students", student, "results.json")):
             problems.append(f"{student}: no results.json")
+        # The raw results of a graded lab (GoogleTest's JUnit XML too, except from a process that crashed).
+        raw = os.path.join(out, "students", student, "raw", LAB)
+        if corpus[student][2] == "graded" and not all(os.path.exists(os.path.join(raw, f)) for f in ("summary.json", "tests.log")):
+            problems.append(f"{student}: no raw summary.json and tests.log in {raw}")
+    if not any(f.endswith(".xml") for f in os.listdir(os.path.join(out, "students", "alice", "raw", LAB))):
+        problems.append("alice: no JUnit XML among the raw results")
     notes = json.load(open(os.path.join(out, "work", "intake", "grace.notes.json")))
     if not any("notes.txt" in n for n in notes.get(LAB, [])):
         problems.append(f"grace: the stray notes.txt is not listed as ignored: {notes}")

@@ -187,7 +187,7 @@ LabResult grade_one(Context& c, Workspace& ws, const WorkItem& item, const std::
 
     // Grade: on a GPU, one at a time per GPU. A failed build is graded without --no-build: gpulab-grade
     // tries it again, fails the same way and reports the compiler's message; nothing of it runs.
-    std::vector<std::string> argv = grade_command(ws, r.lab, c.options.mode, c.seed, out_dir.string());
+    std::vector<std::string> argv = grade_command(ws, r.lab, c.options.mode, c.seed, out_dir.string(), c.options.max_hangs);
     if (built) argv.push_back("--no-build");
     const bool on_gpu = c.options.mode == "gpu";
     std::map<std::string, std::string> env;

@@ -25,6 +25,9 @@ struct BatchOptions {
     bool regrade_requested = false;
     std::string grader_version;          // the tree's commit
     int lab_time_limit_s = 3600;         // one submission-lab, build and tests, at most
+    // A kernel that never ends hangs nearly every test, each for the lab's whole time limit: after this many
+    // hung tests the rest of that lab is not run (and counts as hung). 0: no cap.
+    unsigned max_hangs = 2;
 };
 
 // Runs the batch; returns the process's exit status (0: every submission-lab has a stored result; 3: the

@@ -78,6 +78,8 @@ int main(int argc, char** argv) {
                  "grade even where bubblewrap cannot run (student code then runs with your permissions)");
     app.add_option("--cmake-arg", options.cmake_args, "passed to the workers' first configure, e.g. -DGPULAB_CUDA_ARCHITECTURES=90");
     app.add_option("--lab-time-limit", options.lab_time_limit_s, "seconds one submission-lab may take, build and tests")->capture_default_str();
+    app.add_option("--max-hangs", options.max_hangs,
+                   "after this many tests of a lab hit their time limit, the rest of it is not run (0: no cap)")->capture_default_str();
     CLI11_PARSE(app, argc, argv);
 
     options.labs = split(labs, ',');

@@ -97,9 +97,10 @@ void Workspace::place(const std::string& lab, const std::vector<std::pair<std::s
 }
 
 std::vector<std::string> grade_command(const Workspace& ws, const std::string& lab, const std::string& mode,
-                                       const std::string& seed, const std::string& out_dir) {
+                                       const std::string& seed, const std::string& out_dir, unsigned max_hangs) {
     std::vector<std::string> argv{(fs::path(ws.build()) / "gpulab-grade").string(), "--build-dir", ws.build(), "--lab", lab,
-                                  "--solution", "starter", "--mode", mode, "--out", out_dir};
+                                  "--solution", "starter", "--mode", mode, "--out", out_dir,
+                                  "--max-hangs", std::to_string(max_hangs)};
     if (!seed.empty()) argv.insert(argv.end(), {"--seed", seed});
     return argv;
 }

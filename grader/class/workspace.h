@@ -42,7 +42,8 @@ private:
 
 // The gpulab-grade command that builds and grades one lab of the workspace's starter (the student's
 // files), in `mode` ("gpu" or "cpu"), writing summary.json and the logs under `out_dir`.
+// After `max_hangs` tests hit their time limit, the lab's other tests are not run (0: no cap).
 std::vector<std::string> grade_command(const Workspace& ws, const std::string& lab, const std::string& mode,
-                                       const std::string& seed, const std::string& out_dir);
+                                       const std::string& seed, const std::string& out_dir, unsigned max_hangs);
 
 }  // namespace gpulab::grade_class

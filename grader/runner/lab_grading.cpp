@@ -217,6 +217,7 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
                          manifest.solutions.at("reference").builds.at(mode).library, companions(mode),
                          (mode == request.mode ? work : work / mode).string(), request.seed, request.filter};
         spec.test_timeout_s = solution->second.test_timeout_s;
+        spec.max_hangs = request.max_hangs;
         if (!request.timing)
             for (const std::string& id : ids_where(config, "timing", true))
                 spec.left_out[id] = "not run: timing left out (--no-timing)";

@@ -27,6 +27,7 @@ struct GradeRequest {
     bool build = true;
     bool timing = true;  // false: tests marked "timing" in lab.json are not run (make test runs them alone)
     bool reports = true;  // false: tests worth 0 points (reports) are not run (a planted bug's check needs none)
+    unsigned max_hangs = 0;  // see SessionSpec::max_hangs; 0: no cap
     // Every lab this build has, for the labs a lab's reports draw on (lab.json "companions").
     const std::vector<LabManifest>* all_labs = nullptr;
 };

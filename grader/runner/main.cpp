@@ -41,6 +41,7 @@ struct Options {
     bool no_build = false;
     bool no_timing = false;
     bool no_reports = false;
+    unsigned max_hangs = 0;
     bool color = isatty(STDOUT_FILENO);
     std::vector<LabManifest> all_labs;  // every lab built, whatever --lab picks
 };
@@ -69,7 +70,7 @@ std::string choose_mode(const std::string& asked, const std::vector<LabManifest>
 GradeRequest request_for(const Options& options, const LabManifest& lab, const std::string& mode,
                          const fs::path& out) {
     return {options.build_dir, options.solution,   mode, (out / lab.lab).string(), options.seed, options.filter,
-            !options.no_build,  !options.no_timing, !options.no_reports, &options.all_labs};
+            !options.no_build,  !options.no_timing, !options.no_reports, options.max_hangs, &options.all_labs};
 }
 
 void write_summary(const GradeRun& run, const fs::path& out) {
@@ -150,6 +151,8 @@ int main(int argc, char** argv) {
     app.add_flag("--no-build", options.no_build, "do not build the solution first");
     app.add_flag("--no-timing", options.no_timing,
                  "leave out the tests lab.json marks \"timing\" (make test runs those alone, the rest in parallel)");
+    app.add_option("--max-hangs", options.max_hangs,
+                   "after this many tests of a lab hit their time limit, do not run its other tests (0: no cap)");
     app.add_flag("--no-reports", options.no_reports,
                  "leave out the tests worth 0 points (reports: make test checks planted bugs without them)");
     CLI11_PARSE(app, argc, argv);

@@ -101,6 +101,7 @@ SessionResult run_session(const SessionSpec& spec) {
     fs::remove_all(fs::path(spec.work_dir) / "artifacts");
     std::ofstream progress_copy(progress);  // the accepted events, for a person to read
 
+    unsigned hangs = 0;
     while (!remaining.empty()) {
         ++result.processes;
         const std::size_t left_before = remaining.size();
@@ -185,6 +186,7 @@ SessionResult run_session(const SessionSpec& spec) {
             outcome.name = running;
             outcome.id = test_id_of(running);
             if (timed_out || status.killed_by_watchdog) {
+                ++hangs;
                 outcome.result = "timeout";
                 outcome.messages.push_back(
                     "The test did not finish within its time limit" +
@@ -213,6 +215,16 @@ SessionResult run_session(const SessionSpec& spec) {
             }
             outcomes[running] = outcome;
             remaining.erase(running);
+            if (spec.max_hangs && hangs >= spec.max_hangs) {
+                for (const std::string& name : remaining) {
+                    TestOutcome stopped{name, test_id_of(name), "timeout", {}};
+                    stopped.messages.push_back("not run: " + std::to_string(hangs) +
+                                               " tests of this lab already hit their time limit (a kernel or loop "
+                                               "that never ends); fix that first");
+                    outcomes[name] = stopped;
+                }
+                remaining.clear();
+            }
         } else if (!remaining.empty() && (remaining.size() == left_before || !(status.exited && status.code == 3))) {
             // The process ended between tests without a lost context: nothing more will run.
             for (const std::string& name : remaining) {

@@ -48,6 +48,10 @@ struct SessionSpec {
     std::set<std::string> only_ids;
     unsigned watchdog_s = 600;     // kill a process that reports nothing for this long
     unsigned test_timeout_s = 0;   // GPULAB_TEST_TIMEOUT_S for every test; 0: the lab config's
+    // After this many tests hit their time limit, the tests not yet run are not run: a kernel that never
+    // ends hangs nearly every test, each for the full limit (minutes per submission in a class batch).
+    // 0: no cap.
+    unsigned max_hangs = 0;
 };
 
 SessionResult run_session(const SessionSpec& spec);

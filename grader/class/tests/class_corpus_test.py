@@ -54,6 +54,8 @@ def build_corpus(tree, build, folder):
         "bob": ("zip-nested", starter, "graded", "less"),
         "carol": ("targz-wrong-folder", read("wrong", "off-by-one-boundary"), "graded", "less"),
         "dave": ("folder-exact", read("wrong", "does-not-compile"), "did not build", "zero"),
+        # Never ends: two tests wait out the lab's time limit, the rest of the lab is not run (--max-hangs 2).
+        "erin": ("folder-exact", read("wrong", "endless-loop"), "graded", "less"),
         "frank": ("empty", None, "empty", "zero"),
         "grace": ("stray-files", reference, "graded", "full"),
         "heidi": ("folder-exact", read("cheats", "calls-exit-on-error"), "refused", "zero"),

@@ -28,23 +28,12 @@ std::string shape_test_name(const testing::TestParamInfo<Shape>& info) {
 
 std::vector<Shape> correctness_shapes() { return shapes_of(section("correctness").at("shapes_mnk")); }
 
-// The block of the launch that covers C, or 0 x 0 where launches are not recorded.
-std::pair<int, int> block_of(const KernelRun& run) {
-    std::pair<int, int> best{0, 0};
-    std::size_t most = 0;
-    for (const gpulab::RecordedLaunch& l : run.launches)
-        if (std::size_t(l.grid.x) * l.grid.y * l.block.x * l.block.y > most) {
-            most = std::size_t(l.grid.x) * l.grid.y * l.block.x * l.block.y;
-            best = {int(l.block.x), int(l.block.y)};
-        }
-    return best;
-}
-
 // A shape whose sizes are not whole tiles failed: does the kernel get whole tiles right? If it does, the
 // bug is at the matrix edge, and the message can say so with confidence.
 std::string edge_probe(Kernel kernel, const Shape& s, const KernelRun& run, double factor) {
-    const auto [bx, by] = block_of(run);
-    if (bx == 0 || by == 0) return "";
+    const gpulab::RecordedLaunch* launch = main_launch(run);
+    if (!launch) return "";
+    const int bx = int(launch->block.x), by = int(launch->block.y);
     const int tile = std::max(bx, by);
     if (s.m % by == 0 && s.n % bx == 0 && s.k % tile == 0) return "";
     const Shape whole{2 * by, 2 * bx, 4 * tile};

@@ -28,17 +28,6 @@ std::string element_name(const Shape& s, std::size_t index) {
     return "C(" + std::to_string(index / s.n) + ", " + std::to_string(index % s.n) + ")";
 }
 
-// The launch that covers C: the one with the most threads.
-const gpulab::RecordedLaunch* main_launch(const KernelRun& run) {
-    const gpulab::RecordedLaunch* best = nullptr;
-    std::size_t most = 0;
-    for (const gpulab::RecordedLaunch& l : run.launches) {
-        const std::size_t threads = std::size_t(l.grid.x) * l.grid.y * l.grid.z * l.block.x * l.block.y * l.block.z;
-        if (threads > most) most = threads, best = &l;
-    }
-    return best;
-}
-
 // Why elements were never written, where the launch tells: no launch at all, or a grid that stops short
 // of C's edge (exactly the elements past the covered rows and columns are missing).
 std::string unwritten_cause(Kernel kernel, const Shape& s, const KernelRun& run, const std::vector<bool>& unwritten,
@@ -67,6 +56,17 @@ std::string unwritten_cause(Kernel kernel, const Shape& s, const KernelRun& run,
 }
 
 }  // namespace
+
+// The launch that covers C: the one with the most threads.
+const gpulab::RecordedLaunch* main_launch(const KernelRun& run) {
+    const gpulab::RecordedLaunch* best = nullptr;
+    std::size_t most = 0;
+    for (const gpulab::RecordedLaunch& l : run.launches) {
+        const std::size_t threads = std::size_t(l.grid.x) * l.grid.y * l.grid.z * l.block.x * l.block.y * l.block.z;
+        if (threads > most) most = threads, best = &l;
+    }
+    return best;
+}
 
 ProductReport check_product(Kernel kernel, const Shape& s, const KernelRun& first, const KernelRun& second,
                             const matmul_oracle::Product& expected, double factor,

@@ -26,6 +26,9 @@ ProductReport check_product(Kernel kernel, const Shape& s, const KernelRun& firs
                             const matmul_oracle::Product& expected, double factor,
                             const std::function<KernelRun(Fill)>& rerun);
 
+// The launch that covers C (the one with the most threads), or nullptr where launches are not recorded.
+const gpulab::RecordedLaunch* main_launch(const KernelRun& run);
+
 // The steps of the starter a kernel belongs to, for messages: "TODO(lab-7) step 2 and 2b".
 std::string todo_steps(Kernel kernel);
 

@@ -5,40 +5,75 @@
 #   make grade MODE=cpu                CPU execution mode (correctness only; the default without a GPU)
 #   make test                          the project's own tests (CI runs this)
 #   make grade-class SUBMISSIONS=dir/  grade a folder of submissions (gradebook, feedback: grader/class/README.md)
+#   make dist [LABS=01-heat-rod,02-heat-2d]   the student release, reference compiled only (grader/release/README.md)
 #   sudo make deps                     install the Debian packages a fresh machine lacks
+# make grade and make test install those packages themselves where any is missing, as root or with
+# passwordless sudo, and otherwise say to run sudo make deps (SKIP_DEPS=1 leaves the check out).
 
 BUILD      ?= build
 LAB        ?=
+LABS       ?=
 SOLUTION   ?= starter
 MODE       ?= auto
 JOBS       ?= $(shell nproc)
 # make test's checks in parallel: those that time run alone (RUN_SERIAL), the rest share the GPU.
 TEST_JOBS  ?= $(JOBS)
 CMAKE_ARGS ?=
+SKIP_DEPS  ?=
 SUBMISSIONS ?=
 CLASS_OUT  ?= $(BUILD)/class
 CLASS_ARGS ?=
 
-# nvcc lives outside PATH on a stock CUDA install.
+ifeq ($(strip $(BUILD)),)
+$(error BUILD must name the build folder, e.g. BUILD=build)
+endif
+
+# nvcc lives outside PATH on a stock CUDA install. Kept apart from CMAKE_ARGS, which a command line
+# replaces: CMAKE_ARGS comes after it, so a -DCMAKE_CUDA_COMPILER there still has the last word.
+CUDA_ARGS :=
 ifeq ($(shell command -v nvcc 2>/dev/null),)
 ifneq ($(wildcard /usr/local/cuda/bin/nvcc),)
-CMAKE_ARGS += -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc
+CUDA_ARGS := -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc
 endif
 endif
 
-.PHONY: grade grade-class test configure deps clean
+.PHONY: grade grade-run grade-class test configure deps dist clean
 
+# First the Debian packages this machine lacks, if any (.ci/install-deps --auto: one dpkg-query when
+# nothing is). Then a configure where the build folder has no cache or no generated build system, afresh:
+# a configure that failed leaves no cache behind (only CMake's logs in CMakeFiles/).
 configure:
-	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) || \
-	  { echo "Configuring failed. On a fresh machine, install the dependencies first: sudo make deps"; exit 1; }
+	@$(if $(SKIP_DEPS),,bash .ci/install-deps --auto || exit 1;) \
+	if [ -f $(BUILD)/CMakeCache.txt ] && { [ -f $(BUILD)/Makefile ] || [ -f $(BUILD)/build.ninja ]; }; then exit 0; fi; \
+	rm -rf $(BUILD)/CMakeCache.txt $(BUILD)/CMakeFiles; \
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CUDA_ARGS) $(CMAKE_ARGS) && exit 0; \
+	rm -f $(BUILD)/CMakeCache.txt; \
+	echo; \
+	echo "Configuring $(BUILD) failed: CMake's message above says why. Once that is fixed, run make again:"; \
+	echo "it configures afresh (no make clean needed)."; \
+	command -v dpkg-query >/dev/null || echo "Not a Debian or Ubuntu machine: README.md's \"The two commands\" lists what to install."; \
+	exit 1
 
-grade: configure
+# make grade ends with gpulab-grade's exit status. A failed recipe would make GNU make print
+# "make: *** [...] Error 2" after every grade without a GPU, so grade-run records the status and
+# succeeds, and grade ends make: nothing more for 0, else $(error), GNU make's only other way to stop
+# (always with exit status 2: make cannot exit with 4).
+GRADE_STATUS = $(BUILD)/.grade-exit-status
+
+grade: grade-run
+	@$(call grade_end,$(shell cat $(GRADE_STATUS) 2>/dev/null; rm -f $(GRADE_STATUS)))
+
+grade_end = $(if $(filter-out 0,$1),$(error $(if $(filter 2,$1),exit status 2: graded without a GPU (correctness only)$(comma) \
+  which is not an error,gpulab-grade stopped with exit status $1$(if $(filter 4,$1), (a usage or build-system error)): \
+  see its output above)),true)
+comma := ,
+
+grade-run: configure
+	@rm -f $(GRADE_STATUS)
 	@cmake --build $(BUILD) --target gpulab_graders -j $(JOBS) > $(BUILD)/grader-build.log 2>&1 || \
 	  { cat $(BUILD)/grader-build.log; echo "The grader itself failed to build (see above)."; exit 1; }
 	@$(BUILD)/gpulab-grade --build-dir $(BUILD) --solution $(SOLUTION) --mode $(MODE) $(if $(LAB),--lab $(LAB)); \
-	  status=$$?; \
-	  if [ $$status -eq 2 ]; then echo "(exit status 2: graded without a GPU, so speed and technique were not graded)"; fi; \
-	  exit $$status
+	  echo $$? > $(GRADE_STATUS)
 
 grade-class: configure
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade-class SUBMISSIONS=<folder of submissions> [CLASS_OUT=<folder>] [LAB=<lab>] [CLASS_ARGS=...]"; exit 1; }
@@ -50,8 +85,11 @@ test: configure
 	cmake --build $(BUILD) -j $(JOBS)
 	ctest --test-dir $(BUILD) --output-on-failure -j $(TEST_JOBS)
 
+dist:
+	grader/release/make_dist.sh $(if $(LABS),--labs $(LABS))
+
 deps:
-	.ci/install-deps
+	@bash .ci/install-deps
 
 clean:
 	rm -rf $(BUILD)

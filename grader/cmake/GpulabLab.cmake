@@ -2,6 +2,8 @@
 #
 #   labs/<lab>/lab.json            config: "sources" lists the files a solution consists of
 #   starter/<lab>/, reference/<lab>/   those files; each becomes a shared library
+#   reference/<lab>/{gpu,cpu}/libsolution.so   in a student release (make dist), the reference compiled
+#                                  already, used as it is where reference/<lab>/ has no sources
 #   grader/labs/<lab>/*.cpp        the lab's GoogleTest grader (api_export.cpp goes into each solution)
 #   grader/labs/<lab>/wrong/*.json planted bugs: an edit of the reference and the tests that must catch it
 #   grader/labs/<lab>/right/*.json correct variants in another style: an edit of the reference that must
@@ -81,6 +83,33 @@ function(_gpulab_add_solution lab name source_dir sources expect shared)
         endif()
     endforeach()
     set(_gpulab_solutions "${_gpulab_solutions}${_gpulab_separator}\"${name}\": {${entry}}" PARENT_SCOPE)
+    set(_gpulab_separator ", " PARENT_SCOPE)
+endfunction()
+
+# The reference as compiled libraries only (a student release: grader/release/make_dist.sh ships
+# reference/<lab>/<mode>/libsolution.so instead of the sources). Nothing is built; a custom target of
+# the usual name stands in, so gpulab-grade can "build" it before grading and gpulab_graders can depend
+# on it. There are no objects: the call check ran on the instructor's build ("prebuilt" tells the runner).
+function(_gpulab_add_prebuilt_reference lab reference_dir sources)
+    set(entry "\"prebuilt\": true")
+    set(found "")
+    foreach(mode gpu cpu)
+        if(mode STREQUAL "gpu" AND NOT GPULAB_HAVE_CUDA OR mode STREQUAL "cpu" AND NOT GPULAB_CPU_EXECUTION)
+            continue()
+        endif()
+        set(library ${reference_dir}/${mode}/libsolution.so)
+        if(NOT EXISTS ${library})
+            list(JOIN sources ", " names)
+            message(FATAL_ERROR "reference/${lab}/ has neither the reference sources (${names}) nor the compiled "
+                                "reference for ${mode} mode (reference/${lab}/${mode}/libsolution.so). An instructor "
+                                "tree needs the sources; a student release ships the libraries (make dist).")
+        endif()
+        set(target solution-${lab}-reference-${mode})
+        add_custom_target(${target})
+        add_dependencies(gpulab_graders ${target})
+        string(APPEND entry ", \"${mode}\": {\"target\": \"${target}\", \"library\": \"${library}\"}")
+    endforeach()
+    set(_gpulab_solutions "${_gpulab_solutions}${_gpulab_separator}\"reference\": {${entry}}" PARENT_SCOPE)
     set(_gpulab_separator ", " PARENT_SCOPE)
 endfunction()
 
@@ -192,14 +221,27 @@ function(gpulab_add_lab lab)
     set(_gpulab_solutions "")
     set(_gpulab_separator "")
     _gpulab_add_solution(${lab} starter ${PROJECT_SOURCE_DIR}/starter/${lab} "${sources}" "" "${shared}")
-    _gpulab_add_solution(${lab} reference ${PROJECT_SOURCE_DIR}/reference/${lab} "${sources}" "" "${shared}")
+    # The reference from its sources (the instructor's tree), or as compiled libraries (a student release).
+    set(reference_dir ${PROJECT_SOURCE_DIR}/reference/${lab})
+    set(prebuilt ON)
+    foreach(source ${sources})
+        if(EXISTS ${reference_dir}/${source})
+            set(prebuilt OFF)
+        endif()
+    endforeach()
+    if(prebuilt)
+        _gpulab_add_prebuilt_reference(${lab} ${reference_dir} "${sources}")
+    else()
+        _gpulab_add_solution(${lab} reference ${reference_dir} "${sources}" "" "${shared}")
+    endif()
 
     # Planted bugs, correct variants and cheats: each an edited copy of the reference (or starter). A class-
     # grading workspace (grader/class) leaves them out: its starter holds a student's files, which a cheat
     # spec based on the starter could not apply to, and it grades only the starter.
     set(variants "")
     set(kinds wrong right cheats)
-    if(NOT GPULAB_PLANTED_VARIANTS)
+    # Variants are mostly edits of the reference's source: a tree with the compiled reference only has none.
+    if(NOT GPULAB_PLANTED_VARIANTS OR prebuilt)
         set(kinds "")
     endif()
     foreach(kind ${kinds})

@@ -19,6 +19,7 @@ std::vector<LabManifest> load_manifests(const std::string& build_dir) {
         LabManifest lab{j.at("lab"), j.at("config"), j.at("graders").get<std::map<std::string, std::string>>(), {}};
         for (const auto& [name, s] : j.at("solutions").items()) {
             Solution solution{name, {}, s.value("sources_dir", ""), s.value("expect", ""), 0};
+            solution.prebuilt = s.value("prebuilt", false);
             if (!solution.expect.empty())
                 solution.test_timeout_s = load_json_file(solution.expect).value("test_timeout_s", 0u);
             for (const char* mode : {"gpu", "cpu"})

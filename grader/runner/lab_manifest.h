@@ -21,6 +21,7 @@ struct Solution {
     std::string sources_dir;            // where its source files are (starter/<lab>, or a planted copy)
     std::string expect;                 // for variants (wrong/, right/, cheats/): the JSON file saying what it must score
     unsigned test_timeout_s = 0;        // a planted bug's own per-test limit (an endless loop need not wait long)
+    bool prebuilt = false;              // compiled elsewhere (a student release's reference): no sources, no objects
 };
 
 struct LabManifest {

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Proves that a student release holds no reference source.
+
+usage: check_no_reference.py <unpacked release dir> <source repo>
+
+Reads every file of the release, binary ones included, and looks for
+  (a) a reference source file: a source file under reference/, or a file whose bytes are those of a
+      reference file or of a planted variant (grader/labs/*/{wrong,right,cheats}/*.json, edits of the
+      reference's text);
+  (b) the reference's distinctive text: each line of reference/<lab>/* that is at least MIN_LINE
+      characters long once its white space is collapsed and that stands in no file the release ships
+      legitimately (the source repo's tracked files less the reference and instructor-only material),
+      searched in the white-space-collapsed text of every file (in binaries, in their printable runs),
+      also as a JSON string would escape it;
+  (c) PTX: the markers of a PTX module in plain text, and, where nvcc is at hand, the .entry lines of
+      the reference's own PTX (nvcc -ptx of each reference .cu).
+Prints each finding (file, what matched, where it comes from) and exits 1; otherwise prints one line
+and exits 0. Exit 2: usage error.
+"""
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+MIN_LINE = 24
+SOURCE_EXTENSIONS = {".cu", ".cuh", ".h", ".hpp", ".cpp", ".c", ".inc"}
+PTX_MARKERS = [b".address_size", b".visible .entry", b".target sm_"]
+WHITESPACE = re.compile(rb"\s+")
+# A binary's text lives in runs of printable characters; nothing shorter than a distinctive line matters.
+PRINTABLE_RUN = re.compile(rb"[\x20-\x7e\t\r\n]{%d,}" % MIN_LINE)
+# What the release must never hold, in the instructor's tree: the reference, the planted variants (edits
+# of the reference), and the instructor-only parts of the grader.
+INSTRUCTOR_ONLY = re.compile(r"^(reference/|grader/labs/[^/]+/(wrong|right|cheats)/|grader/class/|grader/release/)")
+PLANTED_VARIANT = re.compile(r"^grader/labs/[^/]+/(wrong|right|cheats)/")
+
+
+def normalize(data: bytes) -> bytes:
+    return WHITESPACE.sub(b" ", data).strip()
+
+
+def tracked_files(repo: Path) -> list[str]:
+    out = subprocess.run(["git", "-C", str(repo), "ls-files", "-z"], check=True, capture_output=True).stdout
+    return [p for p in out.decode().split("\0") if p and (repo / p).is_file()]
+
+
+def searchable_text(data: bytes) -> bytes:
+    """A file's text as the search sees it: white space collapsed; for a binary, its printable runs."""
+    if b"\0" in data:
+        return b"\0".join(normalize(run) for run in PRINTABLE_RUN.findall(data))
+    return normalize(data)
+
+
+def distinctive_lines(repo: Path, files: list[str]) -> dict[bytes, str]:
+    """Reference lines that no legitimately shipped file contains, each with where it comes from."""
+    legit = b"\0".join(searchable_text((repo / p).read_bytes()) for p in files if not INSTRUCTOR_ONLY.match(p))
+    found: dict[bytes, str] = {}
+    for path in files:
+        if not path.startswith("reference/"):
+            continue
+        for number, line in enumerate((repo / path).read_bytes().splitlines(), 1):
+            text = normalize(line)
+            if len(text) >= MIN_LINE and text not in found and text not in legit:
+                found[text] = f"{path}:{number}"
+    return found
+
+
+def find_nvcc() -> str | None:
+    nvcc = shutil.which("nvcc")
+    if nvcc is None and os.access("/usr/local/cuda/bin/nvcc", os.X_OK):
+        nvcc = "/usr/local/cuda/bin/nvcc"
+    return nvcc
+
+
+def ptx_entry_lines(repo: Path, files: list[str]) -> dict[bytes, str]:
+    """The .entry lines of the PTX nvcc makes of each reference .cu (kernel entry points as PTX spells them)."""
+    nvcc = find_nvcc()
+    if nvcc is None:
+        return {}
+    sources = [p for p in files if p.startswith("reference/") and p.endswith(".cu")]
+
+    def compile_one(path: str) -> dict[bytes, str]:
+        lab = path.split("/")[1]
+        includes = [repo / "labs" / lab, repo / "labs" / "common", repo / "grader" / "include", repo / "grader" / "labs" / lab]
+        config = repo / "labs" / lab / "lab.json"
+        if config.is_file() and "grader_shared" in (shared := json.loads(config.read_text())):
+            includes.append(repo / "grader" / "shared" / shared["grader_shared"])
+        with tempfile.TemporaryDirectory() as tmp:
+            ptx = Path(tmp) / "reference.ptx"
+            command = [nvcc, "-ptx", "-std=c++17", "-arch=compute_75", *[f"-I{d}" for d in includes], str(repo / path), "-o", str(ptx)]
+            result = subprocess.run(command, capture_output=True, text=True)
+            if result.returncode != 0:
+                raise RuntimeError(f"nvcc -ptx {path} failed:\n{result.stderr}")
+            return {normalize(line): f"PTX of {path}" for line in ptx.read_bytes().splitlines() if b".entry" in line}
+
+    entries: dict[bytes, str] = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        for found in pool.map(compile_one, sources):
+            entries.update(found)
+    return entries
+
+
+def check(release: Path, repo: Path) -> int:
+    files = tracked_files(repo)
+    references = [p for p in files if p.startswith("reference/")]
+    if not references:
+        print(f"check_no_reference: {repo} tracks no reference/ files: give the instructor's repository", file=sys.stderr)
+        return 2
+    by_content = {(repo / p).read_bytes(): p for p in files if p.startswith("reference/") or PLANTED_VARIANT.match(p)}
+    lines = distinctive_lines(repo, files)
+    entries = ptx_entry_lines(repo, files)
+    # The JSON spelling of a line too: a planted variant carries the reference's text as JSON strings.
+    needles = dict(lines)
+    for text, where in lines.items():
+        escaped = json.dumps(text.decode("utf-8", "replace"))[1:-1].encode()
+        needles.setdefault(escaped, where + " (JSON-escaped)")
+    needles.update(entries)
+
+    findings: list[str] = []
+    checked = 0
+    size = 0
+    for path in sorted(p for p in release.rglob("*") if p.is_file() and not p.is_symlink()):
+        name = path.relative_to(release).as_posix()
+        data = path.read_bytes()
+        checked += 1
+        size += len(data)
+        if name.startswith("reference/") and path.suffix in SOURCE_EXTENSIONS:
+            findings.append(f"{name}: a source file under reference/")
+        if data in by_content:
+            findings.append(f"{name}: identical to {by_content[data]}")
+        for marker in PTX_MARKERS:
+            if marker in data:
+                findings.append(f"{name}: PTX text in plain sight ({marker.decode()!r})")
+        text = searchable_text(data)
+        hits = [(needle, where) for needle, where in needles.items() if needle in text]
+        for needle, where in hits[:5]:
+            findings.append(f"{name}: reference text {needle.decode('utf-8', 'replace')!r} ({where})")
+        if len(hits) > 5:
+            findings.append(f"{name}: ... and {len(hits) - 5} more lines of reference text")
+
+    if findings:
+        for finding in findings:
+            print("LEAK " + finding)
+        print(f"check_no_reference: FAILED: {len(findings)} findings in {release}")
+        return 1
+    ptx = f"{len(entries)} PTX entry lines" if entries else "no PTX entry lines (nvcc not found)"
+    print(f"check_no_reference: pass: {checked} files ({size / 1e6:.1f} MB) in {release} hold none of "
+          f"{len(references)} reference files, {len(lines)} distinctive reference lines, {ptx}, or PTX markers")
+    return 0
+
+
+def main() -> int:
+    if len(sys.argv) != 3 or not Path(sys.argv[1]).is_dir() or not Path(sys.argv[2]).is_dir():
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    return check(Path(sys.argv[1]), Path(sys.argv[2]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

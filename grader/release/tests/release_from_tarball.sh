@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# release_from_tarball.sh <repo> <work dir> <CUDA architectures> [<lab,lab,...>]: what a student gets.
+# Builds the release (make_dist.sh, for the given architectures only, to keep CI small), unpacks its
+# tarball in a fresh folder, checks that it holds no reference source, and runs the release's own
+# `make grade` there in CPU execution mode: the starter must build and run without a crash and fail its
+# TODOs, and the prebuilt reference must score every point CPU execution mode grades.
+set -euo pipefail
+repo=$1
+work=$2
+architectures=$3
+labs=${4:-}
+here=$(cd "$(dirname "$0")/.." && pwd)
+# The release's make is a fresh one, not a sub-make of whatever ran this test.
+unset MAKEFLAGS MFLAGS MAKELEVEL
+
+rm -rf "$work"
+mkdir -p "$work/unpacked"
+"$here/make_dist.sh" --out "$work/dist" --build-dir "$work/dist-build" --cuda-architectures "$architectures" ${labs:+--labs "$labs"}
+tarball=$(ls "$work"/dist/gpulab-*.tar.gz)
+tar -xzf "$tarball" -C "$work/unpacked"
+release=$(ls -d "$work"/unpacked/gpulab-*)
+cd "$release"
+
+echo "== what the release holds"
+for lab in $(sed -n 's/^gpulab_add_lab(\(.*\))$/\1/p' labs/CMakeLists.txt); do
+    for mode in gpu cpu; do
+        [ -f "reference/$lab/$mode/libsolution.so" ] || { echo "FAIL: no reference/$lab/$mode/libsolution.so"; exit 1; }
+    done
+done
+leftover=$(find . -path ./build -prune -o \( -path './grader/class' -o -path './grader/release' -o -path './grader/labs/*/wrong' \
+    -o -path './grader/labs/*/right' -o -path './grader/labs/*/cheats' -o -path './reference/*/*.cu' \) -print)
+if [ -n "$leftover" ]; then
+    echo "FAIL: instructor-only material in the release:"
+    echo "$leftover"
+    exit 1
+fi
+python3 "$here/check_no_reference.py" "$release" "$repo"
+
+# grade <solution>: the release's make grade in CPU execution mode, which exits 2 (graded without a GPU).
+grade() {
+    local status=0
+    echo "== make grade SOLUTION=$1 MODE=cpu (in the unpacked release)"
+    make grade SOLUTION="$1" MODE=cpu > "$work/grade-$1.log" 2>&1 || status=$?
+    sed -n '/^== Summary/,$p' "$work/grade-$1.log"
+    if [ "$status" -ne 2 ]; then
+        tail -n 80 "$work/grade-$1.log"
+        echo "FAIL: make grade SOLUTION=$1 MODE=cpu exited $status, not 2 (graded without a GPU)"
+        exit 1
+    fi
+    python3 "$here/tests/summary_says.py" "$1" "build/grade/$1/summary.json" ||
+        { echo "FAIL: the $1's grade in the release is not as it must be (log: $work/grade-$1.log)"; exit 1; }
+}
+grade starter
+grade reference
+echo "ok: the release builds from its tarball, holds no reference source, and grades the starter and the reference"

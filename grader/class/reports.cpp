@@ -370,9 +370,15 @@ std::string provenance(const GradedLab& lab) {
     return out.empty() ? "" : out + ".";
 }
 
-// Copies a lab's pictures next to the feedback; returns their paths relative to `dir`.
-std::vector<std::string> copy_pictures(const fs::path& dir, const GradedLab& lab, FeedbackFiles& files) {
-    std::vector<std::string> copied;
+// A picture as the grader wrote it, and its copy beside the feedback (a path relative to the feedback).
+struct Picture {
+    std::string source;
+    std::string shown;
+};
+
+// Copies a lab's pictures next to the feedback.
+std::vector<Picture> copy_pictures(const fs::path& dir, const GradedLab& lab, FeedbackFiles& files) {
+    std::vector<Picture> copied;
     for (const std::string& artifact : strings_of(lab.result, "artifacts")) {
         fs::path source = artifact;
         if (!is_picture(source)) continue;
@@ -385,20 +391,45 @@ std::vector<std::string> copy_pictures(const fs::path& dir, const GradedLab& lab
             files.missing_pictures.push_back(artifact + " (" + error.message() + ")");
             continue;
         }
-        copied.push_back(relative);
+        copied.push_back({source.string(), relative});
         files.pictures.push_back(relative);
     }
     return copied;
 }
 
-void write_lab(Document& doc, const GradedLab& lab, const std::vector<std::string>& pictures) {
+// The grader names a picture by where it wrote it, a folder of the grading machine the student never sees:
+// name the copy beside the feedback instead.
+std::string with_copied_paths(std::string text, const std::vector<Picture>& pictures) {
+    for (const Picture& picture : pictures)
+        for (std::size_t at = text.find(picture.source); at != std::string::npos; at = text.find(picture.source, at))
+            text.replace(at, picture.source.size(), picture.shown);
+    return text;
+}
+
+// Notes every lab of a submission shares (a stray file is ignored for each lab): said once, above the labs.
+std::vector<std::string> notes_of_every_lab(const std::vector<GradedLab>& labs) {
+    std::vector<std::string> shared;
+    if (labs.size() < 2) return shared;
+    for (const std::string& note : labs.front().notes)
+        if (std::all_of(labs.begin(), labs.end(), [&](const GradedLab& lab) {
+                return std::find(lab.notes.begin(), lab.notes.end(), note) != lab.notes.end();
+            }))
+            shared.push_back(note);
+    return shared;
+}
+
+void write_lab(Document& doc, const GradedLab& lab, const std::vector<Picture>& pictures,
+               const std::vector<std::string>& said_already) {
     const std::string title = string_of(lab.result, "title");
     doc.heading(2, lab.lab + (title.empty() ? "" : ": " + title) + "  (" + out_of(lab.points, lab.max_points) + ")");
     explain_status(doc, lab);
 
-    if (!lab.notes.empty()) {
+    std::vector<std::string> notes;
+    for (const std::string& note : lab.notes)
+        if (std::find(said_already.begin(), said_already.end(), note) == said_already.end()) notes.push_back(note);
+    if (!notes.empty()) {
         doc.heading(3, "What your submission brought");
-        doc.bullets(lab.notes);
+        doc.bullets(notes);
     }
 
     const json& tests = tests_of(lab);
@@ -407,7 +438,8 @@ void write_lab(Document& doc, const GradedLab& lab, const std::vector<std::strin
         std::vector<RowKind> kinds;
         for (const json& test : tests) {
             rows.push_back({string_of(test, "id"), out_of(number_of(test, "points"), number_of(test, "max_points")),
-                            string_of(test, "verdict"), string_of(test, "measured"), string_of(test, "threshold")});
+                            string_of(test, "verdict"), with_copied_paths(string_of(test, "measured"), pictures),
+                            string_of(test, "threshold")});
             const Outcome outcome = outcome_of(test);
             kinds.push_back(outcome == Outcome::passed ? RowKind::passed
                             : outcome == Outcome::not_run ? RowKind::not_run : RowKind::lost_points);
@@ -424,7 +456,7 @@ void write_lab(Document& doc, const GradedLab& lab, const std::vector<std::strin
         if (!header) doc.heading(3, "What went wrong");
         header = true;
         doc.heading(4, string_of(test, "id"));
-        for (const std::string& detail : details) doc.preformatted(clipped(detail));
+        for (const std::string& detail : details) doc.preformatted(clipped(with_copied_paths(detail, pictures)));
     }
     const std::vector<std::string> problems = strings_of(lab.result, "problems");
     if (!problems.empty()) {
@@ -433,14 +465,14 @@ void write_lab(Document& doc, const GradedLab& lab, const std::vector<std::strin
     }
     if (!pictures.empty()) {
         doc.heading(3, "Pictures");
-        for (const std::string& picture : pictures) doc.picture(picture, fs::path(picture).filename().string());
+        for (const Picture& picture : pictures) doc.picture(picture.shown, fs::path(picture.shown).filename().string());
     }
     const std::string from = provenance(lab);
     if (!from.empty()) doc.small(from);
 }
 
 void write_document(Document& doc, const std::string& student, const std::vector<GradedLab>& labs,
-                    const std::vector<std::vector<std::string>>& pictures) {
+                    const std::vector<std::vector<Picture>>& pictures) {
     double points = 0, max_points = 0;
     for (const GradedLab& lab : labs) {
         points += lab.points;
@@ -461,7 +493,12 @@ void write_document(Document& doc, const std::string& student, const std::vector
     rows.push_back({"total", out_of(points, max_points), ""});
     kinds.push_back(RowKind::total);
     doc.table({"lab", "points", "status"}, rows, kinds);
-    for (std::size_t i = 0; i < labs.size(); ++i) write_lab(doc, labs[i], pictures[i]);
+    const std::vector<std::string> shared = notes_of_every_lab(labs);
+    if (!shared.empty()) {
+        doc.heading(2, "What your submission brought (every lab)");
+        doc.bullets(shared);
+    }
+    for (std::size_t i = 0; i < labs.size(); ++i) write_lab(doc, labs[i], pictures[i], shared);
 }
 
 // ---- Gradescope -------------------------------------------------------------------------------------
@@ -650,7 +687,7 @@ FeedbackFiles write_feedback(const fs::path& dir, const std::string& student, co
     files.html = dir / "feedback.html";
     std::vector<GradedLab> labs = results;
     std::stable_sort(labs.begin(), labs.end(), [](const GradedLab& a, const GradedLab& b) { return a.lab < b.lab; });
-    std::vector<std::vector<std::string>> pictures;
+    std::vector<std::vector<Picture>> pictures;
     for (const GradedLab& lab : labs) pictures.push_back(copy_pictures(dir, lab, files));
     {
         std::ofstream out = open_for_writing(files.markdown);

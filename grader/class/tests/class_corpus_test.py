@@ -60,6 +60,9 @@ def build_corpus(tree, build, folder):
         "grace": ("stray-files", reference, "graded", "full"),
         "heidi": ("folder-exact", read("cheats", "calls-exit-on-error"), "refused", "zero"),
         "ivan": ("folder-exact", read("cheats", "step-with-thrust"), "refused", "zero"),
+        # The reference plus a forger that makes only allowed calls (fprintf on a repointed stdout), so it runs:
+        # the signed result channel rejects its lines and the lab is voided as tampered.
+        "oscar": ("folder-exact", read("cheats", "forged-lines-through-stdout-descriptor"), "tampered", "zero"),
         # Writes a few cells past the end of its output: the guard zones catch it, the rest is graded.
         "judy": ("folder-exact", edit(reference, "    if (i < M - 1) {", "    if (i < M + 40) {"), "graded", "less"),
         # Writes a gigabyte past its output: an illegal address that ends the CUDA context of the tests that
@@ -96,17 +99,30 @@ def gradebook(out):
         return {row["student"]: row for row in csv.DictReader(f)}
 
 
-def finished_at(out):
+def stored(out, columns):
+    """{(student, lab): (columns...)} from the results database; empty before the batch has made it."""
     path = os.path.join(out, "db", "results.sqlite")
     if not os.path.exists(path):
         return {}
     db = sqlite3.connect(path)
     try:
-        return {(s, l): t for s, l, t in db.execute("SELECT student, lab, finished_at FROM results")}
+        return {(row[0], row[1]): row[2:] for row in db.execute(f"SELECT student, lab, {columns} FROM results")}
     except sqlite3.Error:
         return {}
     finally:
         db.close()
+
+
+def finished_at(out):
+    return {key: row[0] for key, row in stored(out, "finished_at").items()}
+
+
+def report(out, problems):
+    """Prints the gradebook and every problem found; the test's exit status."""
+    print("gradebook:\n" + open(os.path.join(out, "gradebook.csv")).read())
+    for p in problems:
+        print("FAIL: " + p)
+    return 1 if problems else 0
 
 
 def main():
@@ -186,10 +202,7 @@ def main():
     notes = json.load(open(os.path.join(out, "work", "intake", "grace.notes.json")))
     if not any("notes.txt" in n for n in notes.get(LAB, [])):
         problems.append(f"grace: the stray notes.txt is not listed as ignored: {notes}")
-    print("gradebook:\n" + open(os.path.join(out, "gradebook.csv")).read())
-    for p in problems:
-        print("FAIL: " + p)
-    return 1 if problems else 0
+    return report(out, problems)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Grades a class of several labs on the GPU(s) with gpulab-grade-class, kills it part way, resumes it, and
+prints the gradebook with the time each submission-lab took (build and grading apart).
+
+The class: lab 01 as class_corpus_test.py hands it in (the reference, the starter, planted bugs, a compile
+error, an endless loop, an empty submission, stray files, a nested zip, a tar.gz with the wrong folder name,
+out-of-bounds writes, a context-killing write, refused and tampering cheats), plus labs 03 and 07 for most
+students (references, starters, planted bugs, a correct variant in another style) and five more students,
+so several labs share the GPUs in one batch. Each visible GPU grades one submission-lab at a time.
+
+Usage: class_gpu_test.py <gpulab-grade-class> <source tree> <build folder> <scratch folder> [gpulab-grade-class options]
+Exit 77 (skipped) without a GPU or where the sandbox cannot run.
+"""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import class_corpus_test as corpus  # noqa: E402
+
+# Each extra lab: its source file, and per student the solution (reference, starter, or kind/variant as CMake
+# planted it in the build folder) and what the gradebook must say of it.
+EXTRA = {
+    "03-gaussian-blur": ("gaussian_blur.cu", {
+        "alice": ("reference", "full"), "dave": ("starter", "less"), "erin": ("wrong/halo-off-by-one", "less"),
+        "grace": ("reference", "full"), "judy": ("wrong/missing-syncthreads", "less"),
+        "mallory": ("wrong/truncating-rounding", "less"), "peggy": ("reference", "full"),
+        "quentin": ("wrong/border-pixels-skipped", "less"), "rupert": ("right/early-return-before-barrier", "full"),
+        "sybil": ("starter", "less"), "trent": ("wrong/zero-padding-border", "less"),
+    }),
+    "07-matmul": ("matmul.cu", {
+        "alice": ("reference", "full"), "grace": ("wrong/tiled-missing-syncthreads", "less"),
+        "peggy": ("right/tile-16", "full"), "quentin": ("wrong/tiled-loads-ignore-edge", "less"),
+    }),
+}
+# Lab 01 for the five students who are not in the CPU corpus.
+MORE_LAB01 = {"peggy": "reference", "quentin": "wrong/off-by-one-boundary", "rupert": "starter",
+              "sybil": "reference", "trent": "cheats/memoized-launch"}
+
+
+def solution_text(tree, build, lab, source, which):
+    if which in ("reference", "starter"):
+        path = os.path.join(tree, which, lab, source)
+    else:
+        path = os.path.join(build, "labs", lab, which, source)
+    with open(path) as f:
+        return f.read()
+
+
+def build_class(tree, build, folder):
+    expected = {(s, corpus.LAB): (want, points) for s, (_, _, want, points) in corpus.build_corpus(tree, build, folder).items()}
+    for student, which in MORE_LAB01.items():
+        corpus.write(os.path.join(folder, student, "starter", corpus.LAB, corpus.SOURCE),
+                     solution_text(tree, build, corpus.LAB, corpus.SOURCE, which))
+        # The memoizing launch runs (it calls nothing refused); the speed test catches it.
+        expected[(student, corpus.LAB)] = ("graded", "full" if which == "reference" else "less")
+    for lab, (source, students) in EXTRA.items():
+        for student, (which, points) in students.items():
+            corpus.write(os.path.join(folder, student, "starter", lab, source), solution_text(tree, build, lab, source, which))
+            expected[(student, lab)] = ("graded", points)
+    return expected
+
+
+def results(out):
+    return corpus.stored(out, "status, points, max_points, build_seconds, run_seconds, gpu_name, worker, finished_at")
+
+
+def main():
+    program, tree, build, scratch = sys.argv[1:5]
+    passed_on = sys.argv[5:]  # e.g. --gpus 2 --workers 4
+    if shutil.which("nvidia-smi") is None or subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0:
+        print("SKIP: no GPU here (this check grades a class on the GPU)")
+        return 77
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(scratch)
+    submissions, out = os.path.join(scratch, "submissions"), os.path.join(scratch, "out")
+    expected = build_class(tree, build, submissions)
+    labs = sorted({lab for _, lab in expected})
+    command = [program, "--submissions", submissions, "--out", out, "--tree", tree, "--labs", ",".join(labs),
+               "--mode", "gpu", "--seed", "12345"] + passed_on
+    print(f"{len(os.listdir(submissions))} submissions, {len(expected)} submission-labs over {labs}")
+
+    started = time.time()
+    log = open(os.path.join(scratch, "first-run.log"), "w")
+    first = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    # Rows the intake stores at once (a lab a student did not hand in is "empty") do not count: the kill must
+    # come while submission-labs are being built and graded.
+    graded = lambda: [k for k, r in results(out).items() if r[6] != "intake"]
+    kill_after = len(expected) // 3
+    while first.poll() is None and len(graded()) < kill_after:
+        time.sleep(0.5)
+    if first.poll() is None:
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+    elif first.returncode == 3:
+        print(open(os.path.join(scratch, "first-run.log")).read()[-3000:])
+        print("SKIP: the sandbox cannot run here")
+        return 77
+    before = results(out)
+    killed_at = time.time() - started
+    print(f"killed the batch with SIGKILL after {killed_at:.0f} s, {len(before)} result(s) stored, "
+          f"{len(graded())} of them built and graded")
+
+    second = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    total = time.time() - started
+    with open(os.path.join(scratch, "resumed-run.log"), "w") as f:
+        f.write(second.stdout)
+    print(second.stdout[-2500:])
+    after = results(out)
+    problems = [] if second.returncode == 0 else [f"the resumed batch exited {second.returncode}"]
+    for key, row in before.items():
+        if after.get(key, ())[-1:] != row[-1:]:
+            problems.append(f"{key} was graded again after the resume")
+    book = corpus.gradebook(out)
+    for (student, lab), (want, points) in sorted(expected.items()):
+        row = after.get((student, lab))
+        if row is None:
+            problems.append(f"{student} {lab}: no result")
+            continue
+        status, got, most = row[0], row[1], row[2]
+        if (want == "graded") != (status == "graded") or (want != "graded" and want not in status):
+            problems.append(f"{student} {lab}: status {status!r}, expected {want!r}")
+        elif points == "full" and got != most:
+            problems.append(f"{student} {lab}: {got}/{most}, expected full marks")
+        elif points in ("less", "zero") and got >= most:
+            problems.append(f"{student} {lab}: {got}/{most}, expected less than full marks")
+        if student not in book:
+            problems.append(f"{student}: no row in the gradebook")
+
+    print("\nper submission-lab (seconds): build, grading on the GPU")
+    print(f"  {'student':9} {'lab':24} {'status':18} {'points':>9} {'build':>6} {'grade':>6}  gpu / worker")
+    for (student, lab), row in sorted(after.items()):
+        status, got, most, build_s, run_s, gpu, worker = row[:7]
+        print(f"  {student:9} {lab:24} {status:18} {got:5.0f}/{most:<3.0f} {build_s:6.1f} {run_s:6.1f}  {gpu} / {worker}")
+    for lab in labs:
+        rows = [r for (s, l), r in after.items() if l == lab and r[0] == "graded"]
+        if rows:
+            print(f"  mean over graded {lab}: build {sum(r[3] for r in rows) / len(rows):.1f} s, "
+                  f"grading {sum(r[4] for r in rows) / len(rows):.1f} s ({len(rows)} graded)")
+    used = sorted({r[6].split(":")[-1] for r in after.values() if ":gpu" in r[6]})
+    print(f"whole class: {total:.0f} s wall ({len(after)} submission-labs, killed once at {killed_at:.0f} s); "
+          f"GPU: {sorted({r[5] for r in after.values()} - {''})}; graded on {used}")
+    return corpus.report(out, problems)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -59,8 +59,8 @@ LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
     std::map<std::string, std::vector<const TestOutcome*>> by_id;
     for (const TestOutcome& outcome : session.tests) by_id[outcome.id].push_back(&outcome);
 
-    // An id passed when at least one instance ran and none failed.
-    std::map<std::string, bool> id_passed;
+    // An id passed when at least one instance ran and none failed; it failed when one that ran did not pass.
+    std::map<std::string, bool> id_passed, id_failed;
     for (const auto& [id, outcomes] : by_id) {
         int ran = 0, bad = 0;
         for (const TestOutcome* outcome : outcomes) {
@@ -69,6 +69,7 @@ LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
             bad += outcome->result != "passed";
         }
         id_passed[id] = ran > 0 && bad == 0;
+        id_failed[id] = bad > 0;
     }
     for (const nlohmann::json& test : config.at("tests")) {
         IdScore s = empty_score(test);
@@ -137,9 +138,13 @@ LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
             else if (shown->result == "crashed") s.verdict = "crashed";
             else s.verdict = std::to_string(s.failed) + "/" + std::to_string(s.total) + " failed";
         }
-        // Performance counts only for correct code.
+        // Performance counts only for correct code. A test that skipped itself because what it requires
+        // failed (a technique check that waits for a correct kernel) is not counted either: its points are
+        // lost, not waiting for a GPU, so they stay out of points_not_run.
+        const bool skipped_itself = ran == 0 && shown->properties.value("not_run_because", std::string()).empty();
         for (const auto& required : test.value("requires", std::vector<std::string>{})) {
-            if (ran > 0 && !id_passed[required]) {
+            if ((ran > 0 && !id_passed[required]) || (skipped_itself && id_failed[required])) {
+                if (ran == 0) lab.points_not_run -= s.max_points;
                 s.points = 0;
                 s.verdict = "not counted";
                 s.details = {};

@@ -80,6 +80,26 @@ TEST(Scoring, SkippedTestsAreNotRunNotFailed) {
     EXPECT_EQ(find(lab, "Speed.Fast").verdict, "not run");
 }
 
+TEST(Scoring, ATestThatSkipsItselfBecauseItsRequirementFailedIsNotCountedNotNotRun) {
+    SessionResult session;
+    session.tests = {outcome("Step.MatchesOracle/a", "failed"), outcome("Speed.Fast", "skipped"),
+                     outcome("Host.Works", "passed"), outcome("Kernels/Stability.PerKernel/naive", "passed")};
+    const LabScore lab = score_lab(config(), session);
+    EXPECT_EQ(find(lab, "Speed.Fast").verdict, "not counted");
+    EXPECT_DOUBLE_EQ(lab.points_not_run, 0);
+}
+
+TEST(Scoring, ATestTheRunnerLeftOutStaysNotRunWhateverItRequires) {
+    SessionResult session;
+    TestOutcome speed = outcome("Speed.Fast", "skipped");
+    speed.properties["not_run_because"] = "needs a GPU";
+    session.tests = {outcome("Step.MatchesOracle/a", "failed"), speed, outcome("Host.Works", "passed"),
+                     outcome("Kernels/Stability.PerKernel/naive", "passed")};
+    const LabScore lab = score_lab(config(), session);
+    EXPECT_EQ(find(lab, "Speed.Fast").verdict, "not run");
+    EXPECT_DOUBLE_EQ(lab.points_not_run, 10);
+}
+
 TEST(Scoring, ConfigAndGraderMustAgree) {
     SessionResult session;
     session.tests = {outcome("Step.MatchesOracle/a", "passed"), outcome("Extra.Test", "passed")};

@@ -62,6 +62,12 @@ started=$(date +%s)
 version=$(git -C "$repo" describe --tags --always --dirty)
 name=gpulab-$version
 echo "== make dist: $name, labs ${chosen[*]}, CUDA architectures $architectures"
+# Only tracked files ship: a new file not yet added would be missing from the release, silently.
+untracked=$(git -C "$repo" ls-files --others --exclude-standard | grep -v '^reference/' || true)
+if [ -n "$untracked" ]; then
+    echo "note: these files are not tracked by git, so the release leaves them out (git add them if they belong):"
+    sed 's/^/  /' <<< "$untracked"
+fi
 
 # Release flags only, whatever the environment says: no -g, no -lineinfo. Every fatbin's PTX is
 # compressed (CUDA 13's default, made explicit) so no kernel text can be read from the libraries. No

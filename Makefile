@@ -76,6 +76,7 @@ grade-run: configure
 	  echo $$? > $(GRADE_STATUS)
 
 grade-class: configure
+	@test -d grader/class || { echo "make grade-class is for instructors: grading a class lives in the course's own repository, not in this release."; exit 1; }
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade-class SUBMISSIONS=<folder of submissions> [CLASS_OUT=<folder>] [LAB=<lab>] [CLASS_ARGS=...]"; exit 1; }
 	@cmake --build $(BUILD) --target gpulab-grade-class -j $(JOBS) > $(BUILD)/class-build.log 2>&1 || \
 	  { cat $(BUILD)/class-build.log; echo "gpulab-grade-class failed to build (see above)."; exit 1; }
@@ -86,7 +87,8 @@ test: configure
 	ctest --test-dir $(BUILD) --output-on-failure -j $(TEST_JOBS)
 
 dist:
-	grader/release/make_dist.sh $(if $(LABS),--labs $(LABS))
+	@test -d grader/release || { echo "make dist builds a student release from the instructor's repository; this is already one."; exit 1; }
+	grader/release/make_dist.sh --out $(BUILD)/dist --build-dir $(BUILD)/dist-build $(if $(LABS),--labs $(LABS))
 
 deps:
 	@bash .ci/install-deps

@@ -35,6 +35,7 @@ ships() {  # ships <path>: whether a tracked file belongs in the release
     local path=$1 lab
     case "$path" in
         README.md | Makefile | CMakeLists.txt | CMakePresets.json | .gitignore) return 0 ;;
+        .ci/GPU-RUNNER.md) return 0 ;;  # README links it: how a course's GPU machine runs make test
         .ci/*) grep -qxF "$path" <<< "$ci_scripts" ;;
         labs/CMakeLists.txt) return 1 ;;  # written below, for the chosen labs only
         labs/common/*) return 0 ;;
@@ -61,6 +62,12 @@ while IFS= read -r -d '' path; do
         cp -p "$repo/$path" "$dest/$path"
     fi
 done < <(git -C "$repo" ls-files -z)
+
+# README.md's paragraphs about instructor-only material (planted bugs, class grading, the release itself,
+# adding a lab) sit between <!-- instructor-only --> and <!-- /instructor-only --> lines: a student
+# release leaves them out.
+awk '/^<!-- instructor-only -->$/ { skip = 1; next } /^<!-- \/instructor-only -->$/ { skip = 0; next } !skip' \
+    "$repo/README.md" > "$dest/README.md"
 
 # labs/CMakeLists.txt lists every lab; the release's lists the chosen ones (its comments kept).
 while IFS= read -r line; do

@@ -1,6 +1,7 @@
 #include "reports.h"
 
 #include "results_db.h"  // status::*: the words a result's status is written in
+#include "gpulab/device_facts.h"
 #include "gpulab/plot.h"
 
 #include <algorithm>
@@ -358,10 +359,16 @@ void explain_status(Document& doc, const GradedLab& lab) {
     }
 }
 
+// The driver as the database keeps it (cudaDriverGetVersion's 13000), as people write it (13.0).
+std::string driver_text(const std::string& stored) {
+    if (stored.empty() || stored.find_first_not_of("0123456789") != std::string::npos) return stored;
+    return gpulab::cuda_version_text(std::stol(stored));
+}
+
 std::string provenance(const GradedLab& lab) {
     std::vector<std::string> parts;
     if (lab.mode == "cpu") parts.push_back("graded in CPU execution mode");
-    else if (!lab.gpu_name.empty()) parts.push_back("graded on " + lab.gpu_name + (lab.driver_version.empty() ? "" : " (driver " + lab.driver_version + ")"));
+    else if (!lab.gpu_name.empty()) parts.push_back("graded on " + lab.gpu_name + (lab.driver_version.empty() ? "" : " (CUDA driver " + driver_text(lab.driver_version) + ")"));
     if (!lab.grader_version.empty()) parts.push_back("grader " + lab.grader_version);
     if (!lab.seed.empty()) parts.push_back("seed " + lab.seed + " (GPULAB_SEED=" + lab.seed + " reproduces the inputs)");
     std::string out;

@@ -1,5 +1,7 @@
 #include "report.h"
 
+#include "gpulab/device_facts.h"
+
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
@@ -108,8 +110,8 @@ void print_summary(std::ostream& out, const GradeRun& run, bool color) {
             << points_text(not_run, max_points) << " points were not graded.\n"
             << "  Run `make grade` on a machine with an NVIDIA GPU for a full grade." << reset << "\n";
     } else if (run.device.contains("name")) {
-        out << "  device: " << run.device.value("name", "") << ", " << run.device.value("sm_count", 0) << " SMs, driver "
-            << run.device.value("driver_version", 0) << "\n";
+        out << "  device: " << run.device.value("name", "") << ", " << run.device.value("sm_count", 0) << " SMs, CUDA driver "
+            << cuda_version_text(run.device.value("driver_version", 0L)) << "\n";
     }
     if (!run.seed.empty()) out << "  seed: " << run.seed << " (GPULAB_SEED=" << run.seed << " reproduces these inputs)\n";
 }

@@ -82,7 +82,7 @@ std::string DeviceFacts::one_line() const {
     out << name << " (sm_" << compute_major << compute_minor << ", " << sm_count << " SMs, "
         << (l2_bytes >> 20) << " MiB L2";
     if (sm_clock_mhz) out << ", " << sm_clock_mhz << " MHz";
-    out << ", driver " << driver_version / 1000 << "." << (driver_version % 1000) / 10 << ")";
+    out << ", CUDA driver " << cuda_version_text(driver_version) << ")";
     return out.str();
 }
 

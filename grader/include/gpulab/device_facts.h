@@ -24,6 +24,11 @@ struct DeviceFacts {
     std::string one_line() const;
 };
 
+// A CUDA version number as people write it: 13000 -> "13.0", 12040 -> "12.4".
+inline std::string cuda_version_text(long version) {
+    return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
 // Queries device 0 once per process; never throws.
 const DeviceFacts& device_facts();
 

@@ -5,6 +5,7 @@
 #include "progress.h"
 #include "reports.h"
 #include "sandbox.h"
+#include "text_file.h"
 #include "workspace.h"
 
 #include <nlohmann/json.hpp>
@@ -31,17 +32,6 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-std::string tail(const std::string& text, std::size_t bytes = 2000) {
-    return text.size() > bytes ? text.substr(text.size() - bytes) : text;
-}
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
@@ -80,7 +70,7 @@ runner::ExitStatus run_logged(const std::vector<std::string>& argv, const std::m
 
 // The build targets of a lab's starter in this workspace (from the build's lab manifest).
 std::vector<std::string> starter_targets(const Workspace& ws, const std::string& lab) {
-    const nlohmann::json manifest = nlohmann::json::parse(read_text(fs::path(ws.build()) / "gpulab-labs" / (lab + ".json")));
+    const nlohmann::json manifest = nlohmann::json::parse(runner::read_text(fs::path(ws.build()) / "gpulab-labs" / (lab + ".json")));
     std::vector<std::string> targets;
     for (const auto& [mode, build] : manifest.at("solutions").at("starter").items())
         if (build.is_object() && build.contains("target")) targets.push_back(build.at("target"));
@@ -220,10 +210,10 @@ LabResult grade_one(Context& c, Workspace& ws, const WorkItem& item, const std::
     if (!fs::exists(summary_path)) {
         r.status = status::grader_error;
         r.result = {{"grader_error", "gpulab-grade ended (" + status.describe() + ") without a summary; the end of its log:\n" +
-                                         tail(read_text(out_dir / "grade.log"))}};
+                                         runner::tail_of(runner::read_text(out_dir / "grade.log"), 2000)}};
         return r;
     }
-    const nlohmann::json summary = nlohmann::json::parse(read_text(summary_path));
+    const nlohmann::json summary = nlohmann::json::parse(runner::read_text(summary_path));
     for (const nlohmann::json& lab : summary.value("labs", nlohmann::json::array()))
         if (lab.value("lab", "") == r.lab) r.result = lab;
     if (r.result.is_null()) {
@@ -259,7 +249,7 @@ LabResult without_files(const Context& c, const WorkItem& item, const Submission
 }
 
 double lab_max_points(const std::string& tree, const std::string& lab) {
-    const nlohmann::json config = nlohmann::json::parse(read_text(fs::path(tree) / "labs" / lab / "lab.json"));
+    const nlohmann::json config = nlohmann::json::parse(runner::read_text(fs::path(tree) / "labs" / lab / "lab.json"));
     double total = 0;
     for (const nlohmann::json& t : config.at("tests")) total += t.value("points", 0.0);
     return total;
@@ -412,7 +402,7 @@ void write_reports(const BatchOptions& options, ResultsDb& db) {
         g.seed = std::to_string(r.seed);
         const fs::path intake_notes = fs::absolute(options.out) / "work" / "intake" / (r.student + ".notes.json");
         if (fs::exists(intake_notes)) {
-            const nlohmann::json notes = nlohmann::json::parse(read_text(intake_notes));
+            const nlohmann::json notes = nlohmann::json::parse(runner::read_text(intake_notes));
             if (notes.contains(r.lab)) g.notes = notes.at(r.lab).get<std::vector<std::string>>();
         }
         by_student[r.student].push_back(g);

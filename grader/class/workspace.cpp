@@ -1,6 +1,7 @@
 #include "workspace.h"
 
 #include "child_process.h"
+#include "text_file.h"
 
 #include <chrono>
 #include <filesystem>
@@ -34,21 +35,13 @@ void copy_tree(const fs::path& from, const fs::path& to) {
     }
 }
 
-std::string tail_of(const fs::path& log, std::size_t bytes = 3000) {
-    std::ifstream in(log);
-    std::stringstream text;
-    text << in.rdbuf();
-    const std::string all = text.str();
-    return all.size() > bytes ? all.substr(all.size() - bytes) : all;
-}
-
 void run_or_throw(const std::vector<std::string>& argv, const fs::path& log, const std::string& what) {
     const auto started = std::chrono::steady_clock::now();
     const runner::ExitStatus status = runner::run_child({argv, {}, log.string(), {}}, [&] {
         return std::chrono::steady_clock::now() - started < std::chrono::minutes(60);
     });
     if (!status.exited || status.code != 0)
-        throw std::runtime_error(what + " failed (" + status.describe() + "); the end of " + log.string() + ":\n" + tail_of(log));
+        throw std::runtime_error(what + " failed (" + status.describe() + "); the end of " + log.string() + ":\n" + runner::tail_of(runner::read_text(log), 3000));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "call_policy.h"
 #include "child_process.h"
 #include "test_session.h"
+#include "text_file.h"
 
 #include "gpulab/lab_config.h"
 
@@ -18,13 +19,6 @@ namespace gpulab::runner {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 // The compiler's error lines and a little context, for the student.
 std::string compiler_errors(const std::string& log) {

@@ -3,7 +3,7 @@
 # Builds the release (make_dist.sh, for the given architectures only, to keep CI small), unpacks its
 # tarball in a fresh folder, checks that it holds no reference source, and runs the release's own
 # `make grade` there in CPU execution mode: the starter must build and run without a crash and fail its
-# TODOs, and the prebuilt reference must score every point CPU execution mode grades.
+# TODOs, and the prebuilt reference must score every point CPU execution mode grades (gpulab-grade --require).
 set -euo pipefail
 repo=$1
 work=$2
@@ -36,7 +36,9 @@ if [ -n "$leftover" ]; then
 fi
 python3 "$here/check_no_reference.py" "$release" "$repo"
 
-# grade <solution>: the release's make grade in CPU execution mode, which exits 2 (graded without a GPU).
+# grade <solution> <requirement>: the release's make grade in CPU execution mode, which must exit 2 (graded
+# without a GPU); then the same grade held to the requirement make test holds the instructor's tree to
+# (gpulab-grade --require: starter = builds, never crashes, fails its TODOs; full = every point CPU mode grades).
 grade() {
     local status=0
     echo "== make grade SOLUTION=$1 MODE=cpu (in the unpacked release)"
@@ -47,9 +49,11 @@ grade() {
         echo "FAIL: make grade SOLUTION=$1 MODE=cpu exited $status, not 2 (graded without a GPU)"
         exit 1
     fi
-    python3 "$here/tests/summary_says.py" "$1" "build/grade/$1/summary.json" ||
-        { echo "FAIL: the $1's grade in the release is not as it must be (log: $work/grade-$1.log)"; exit 1; }
+    build/gpulab-grade --build-dir build --solution "$1" --mode cpu --no-build --no-timing --require "$2" \
+        --out "$work/require-$1" > "$work/require-$1.log" 2>&1 ||
+        { tail -n 60 "$work/require-$1.log"; echo "FAIL: the $1 in the release does not meet --require $2"; exit 1; }
+    echo "ok: the $1 meets --require $2"
 }
-grade starter
-grade reference
+grade starter starter
+grade reference full
 echo "ok: the release builds from its tarball, holds no reference source, and grades the starter and the reference"

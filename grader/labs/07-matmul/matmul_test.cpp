@@ -242,7 +242,7 @@ TEST(Technique, ComputesFromSharedTiles) {
     GPULAB_REQUIRE_READ_COUNTER();
     const double bound = section("technique").at("max_reads_per_multiply_add");
     double worst = -1, naive_at_worst = 2;
-    std::string worst_call;
+    std::string worst_call, too_few;
     std::ostringstream figure;
     for (Kernel kernel : {Kernel::tiled, Kernel::tiled_bt})
         for (const Shape& s : shapes_of(section("technique").at("shapes_mnk"))) {
@@ -251,6 +251,12 @@ TEST(Technique, ComputesFromSharedTiles) {
             if (HasFailure()) return;
             figure << (figure.tellp() ? ", " : "") << kernel_name(kernel) << " " << s.name() << " " << fixed(per_mad, 3);
             if (per_mad > worst) worst = per_mad, worst_call = call_text(kernel, s), naive_at_worst = naive;
+            // Every element of A and B must be read at least once to compute C: fewer reads mean C did not
+            // come from a kernel (a launch that computes on the host reads nothing on the device).
+            const double floor = (double(s.m) * s.k + double(s.k) * s.n) / s.multiply_adds();
+            if (too_few.empty() && per_mad < floor * (1 - 1e-9))
+                too_few = call_text(kernel, s) + " reads A and B " + fixed(per_mad, 3) + " times per multiply-add, fewer than the " +
+                          fixed(floor, 3) + " that reading each element of A and B once takes";
         }
     gpulab::record_figure(figure.str() + " reads per multiply-add (naive: " + fixed(naive_at_worst, 2) + ")",
                           "<= " + fixed(bound, 2) + " reads of A and B per multiply-add");
@@ -269,6 +275,8 @@ TEST(Technique, ComputesFromSharedTiles) {
             why = "Some operands still come from global memory, or the tiles are very small: 16 x 16 tiles read about "
                   "0.125 floats per multiply-add, 32 x 32 tiles 0.0625 (a naive kernel " + fixed(naive_at_worst, 2) + ").";
     }
+    GPULAB_EXPECT(too_few.empty()) << too_few << ": C was not computed from A and B by a kernel. The tiled launch must "
+                                   << "compute C on the GPU, in your tiled kernel.";
     GPULAB_EXPECT(worst <= bound) << worst_call << " reads A and B " << fixed(worst, 3)
                                   << " times per multiply-add (counted exactly in CPU execution mode; allowed: at most "
                                   << fixed(bound, 2) << "). " << why;

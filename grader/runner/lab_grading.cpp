@@ -123,6 +123,38 @@ std::string refused_calls_after_failed_build(const Solution& solution, const Bui
 // What the GPU part reports for a test the CPU part runs; its outcome is replaced by the CPU part's.
 const char* const kRunInCpuMode = "run in CPU execution mode";
 
+// What a part of the run reports for a test a later (or earlier) wave runs: dropped once the waves are done.
+const char* const kLaterWave = "run in another wave";
+// The reason a test is not run because a test it requires did not pass; scoring counts it as "not counted".
+const char* const kNotCountedPrefix = "not counted: ";
+
+// Each test id's required ids (lab.json "requires").
+std::map<std::string, std::vector<std::string>> required_tests(const Json& config) {
+    std::map<std::string, std::vector<std::string>> found;
+    for (const Json& test : config.at("tests"))
+        if (test.contains("requires")) found[test.at("id")] = test.at("requires").get<std::vector<std::string>>();
+    return found;
+}
+
+// A required test lets its dependants run unless one of its instances failed, crashed or timed out, or it was
+// not counted itself (a test that was skipped or not run here, a GPU-only check in CPU execution mode, blocks
+// nothing).
+bool passed_or_not_run(const SessionResult& session, const std::string& id) {
+    for (const TestOutcome& t : session.tests) {
+        if (t.id != id) continue;
+        if (t.result == "failed" || t.result == "crashed" || t.result == "timeout") return false;
+        // Held back itself because what it requires failed: what requires it waits in vain too.
+        if (t.properties.value("not_run_because", "").rfind(kNotCountedPrefix, 0) == 0) return false;
+    }
+    return true;
+}
+
+void drop_placeholders(SessionResult& session) {
+    std::erase_if(session.tests, [](const TestOutcome& t) {
+        return t.properties.value("not_run_because", "") == kLaterWave;
+    });
+}
+
 // Runs the part of the lab a session covers and merges its outcomes into `into`.
 void run_part(const SessionSpec& spec, SessionResult& into) {
     SessionResult part = run_session(spec);
@@ -208,25 +240,69 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
     std::cout << "[gpulab] " << manifest.lab << ": running the tests (each in its own process) ..." << std::endl;
     const auto companions = [&](const std::string& mode) { return companion_references(request, config, mode); };
     SessionResult session;
-    for (const std::string& mode : modes) {
-        SessionSpec spec{manifest.graders.at(mode), manifest.config, solution->second.builds.at(mode).library,
-                         manifest.solutions.at("reference").builds.at(mode).library, companions(mode),
-                         (mode == request.mode ? work : work / mode).string(), request.seed, request.filter};
-        spec.test_timeout_s = solution->second.test_timeout_s;
-        spec.max_hangs = request.max_hangs;
-        if (!request.timing)
-            for (const std::string& id : ids_where(config, "timing", true))
-                spec.left_out[id] = "not run: timing left out (--no-timing)";
-        if (!request.reports)
-            for (const std::string& id : ids_where(config, "points", 0))
-                spec.left_out[id] = "not run: reports left out (--no-reports)";
-        if (mode == request.mode) {
-            for (const std::string& id : cpu_only)
-                spec.left_out[id] = cpu_part ? kRunInCpuMode : "needs CPU execution mode, not built here";
-        } else {
-            spec.only_ids = cpu_only;
+    // Tests that require others (speed, technique) run once those are decided, in waves: one whose required
+    // test failed is not run at all ("not counted"), so a wrong kernel costs no time at the timed sizes.
+    const std::map<std::string, std::vector<std::string>> requires_of = required_tests(config);
+    std::set<std::string> decided, waiting;
+    for (const Json& test : config.at("tests")) waiting.insert(test.at("id").get<std::string>());
+    int wave = 0;
+    while (!waiting.empty()) {
+        std::set<std::string> ready, not_counted;
+        std::map<std::string, std::string> blocked_by;
+        for (const std::string& id : waiting) {
+            const auto found = requires_of.find(id);
+            bool is_ready = true;
+            if (found != requires_of.end())
+                for (const std::string& required : found->second) {
+                    if (!waiting.count(required)) {
+                        if (!passed_or_not_run(session, required) && !blocked_by.count(id)) blocked_by[id] = required;
+                    } else {
+                        is_ready = false;
+                    }
+                }
+            if (!is_ready) continue;
+            (blocked_by.count(id) ? not_counted : ready).insert(id);
         }
-        run_part(spec, session);
+        // A cycle of requirements (a config error) must not loop forever: run what is left together.
+        if (ready.empty() && not_counted.empty()) ready = waiting;
+        for (const std::string& mode : modes) {
+            SessionSpec spec{manifest.graders.at(mode), manifest.config, solution->second.builds.at(mode).library,
+                             manifest.solutions.at("reference").builds.at(mode).library, companions(mode),
+                             (mode == request.mode ? work : work / mode).string(), request.seed, request.filter};
+            spec.test_timeout_s = solution->second.test_timeout_s;
+            spec.max_hangs = request.max_hangs;
+            spec.continues = wave > 0;
+            spec.part_label = wave > 0 ? "wave" + std::to_string(wave) + "-" : "";
+            for (const std::string& id : waiting)
+                if (!ready.count(id) && !not_counted.count(id)) spec.left_out[id] = kLaterWave;
+            for (const std::string& id : decided) spec.left_out[id] = kLaterWave;
+            for (const std::string& id : not_counted)
+                spec.left_out[id] = std::string(kNotCountedPrefix) + blocked_by.at(id) + " did not pass";
+            if (!request.timing)
+                for (const std::string& id : ids_where(config, "timing", true))
+                    if (!spec.left_out.count(id)) spec.left_out[id] = "not run: timing left out (--no-timing)";
+            if (!request.reports)
+                for (const std::string& id : ids_where(config, "points", 0))
+                    if (!spec.left_out.count(id)) spec.left_out[id] = "not run: reports left out (--no-reports)";
+            if (mode == request.mode) {
+                for (const std::string& id : cpu_only)
+                    if (ready.count(id)) spec.left_out[id] = cpu_part ? kRunInCpuMode : "needs CPU execution mode, not built here";
+            } else {
+                std::set<std::string> only;
+                for (const std::string& id : cpu_only)
+                    if (ready.count(id)) only.insert(id);
+                if (only.empty()) continue;
+                spec.only_ids = only;
+            }
+            run_part(spec, session);
+            if (!session.tampering.empty()) break;
+        }
+        // Placeholders of tests another wave runs are dropped; each test keeps its one real outcome.
+        drop_placeholders(session);
+        for (const std::string& id : ready) decided.insert(id), waiting.erase(id);
+        for (const std::string& id : not_counted) decided.insert(id), waiting.erase(id);
+        ++wave;
+        if (!session.tampering.empty()) break;
     }
     // The CPU part's outcomes stand in for the placeholders the GPU part left for the same tests.
     std::erase_if(session.tests, [&](const TestOutcome& t) {

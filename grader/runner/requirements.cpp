@@ -41,7 +41,11 @@ int check_expectations(const LabScore& lab, const std::string& expect_file) {
     int verdict = kGraded;
     for (const IdScore& s : lab.ids) {
         const bool must = std::find(must_fail.begin(), must_fail.end(), s.id) != must_fail.end();
-        if (must && s.total == s.skipped) {
+        // Not counted: a test it requires failed first, so it lost its points without running. That catches the
+        // bug too (a cheat whose kernel is already wrong never reaches its speed test).
+        if (must && s.verdict == "not counted") {
+            std::cout << "  " << s.id << " not counted (what it requires failed first): its points are lost\n";
+        } else if (must && s.total == s.skipped) {
             std::cout << "  cannot check " << s.id << " here: it needs a real GPU\n";
             verdict = combine(verdict, kCannotCheckWithoutGpu);
         } else if (must && s.failed == 0) {

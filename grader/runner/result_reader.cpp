@@ -43,7 +43,7 @@ void ResultReader::accept(const std::string& line, std::vector<nlohmann::json>& 
 }
 
 // The grader writes: device, then per test start and end, then one closing event (finished, or
-// context_lost right after an end, or timeout during a test).
+// context_lost or stopped right after an end, or timeout during a test).
 void ResultReader::check_order(const nlohmann::json& event) {
     const std::string kind = event.value("event", "");
     const std::string test = event.value("test", "");
@@ -63,7 +63,7 @@ void ResultReader::check_order(const nlohmann::json& event) {
     } else if (kind == "timeout") {
         if (test != running_) return reject("a time-out for \"" + test + "\", which was not running");
         closed_ = true;
-    } else if (kind == "context_lost") {
+    } else if (kind == "context_lost" || kind == "stopped") {
         if (!running_.empty() || test != last_ended_) return reject("a lost context out of place");
         closed_ = true;
     } else if (kind == "finished") {

@@ -141,15 +141,19 @@ LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
         // Performance counts only for correct code. A test that skipped itself because what it requires
         // failed (a technique check that waits for a correct kernel) is not counted either: its points are
         // lost, not waiting for a GPU, so they stay out of points_not_run.
-        const bool skipped_itself = ran == 0 && shown->properties.value("not_run_because", std::string()).empty();
+        const std::string not_run_because = shown->properties.value("not_run_because", std::string());
+        const bool skipped_itself = ran == 0 && not_run_because.empty();
+        // gpulab-grade runs a test that requires others after them, and not at all once one has failed.
+        const bool held_back = ran == 0 && not_run_because.rfind("not counted: ", 0) == 0;
         for (const auto& required : test.value("requires", std::vector<std::string>{})) {
-            if ((ran > 0 && !id_passed[required]) || (skipped_itself && id_failed[required])) {
+            if ((ran > 0 && !id_passed[required]) || ((skipped_itself || held_back) && id_failed[required])) {
                 if (ran == 0) lab.points_not_run -= s.max_points;
                 s.points = 0;
                 s.verdict = "not counted";
                 s.details = {};
                 s.details.push_back(s.id + " is not counted until " + required +
-                                    " passes: speed and technique count only for code that is right first.");
+                                    " passes: speed and technique count only for code that is right first" +
+                                    (held_back ? " (so it was not run)." : "."));
                 break;
             }
         }

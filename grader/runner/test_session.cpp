@@ -95,11 +95,13 @@ SessionResult run_session(const SessionSpec& spec) {
     }
     const fs::path progress = fs::path(spec.work_dir) / "progress.jsonl";
     const fs::path log = fs::path(spec.work_dir) / "tests.log";
-    fs::remove(progress);
-    fs::remove(log);
-    // Pictures and CSVs from an earlier run would mislead: each run starts with none.
-    fs::remove_all(fs::path(spec.work_dir) / "artifacts");
-    std::ofstream progress_copy(progress);  // the accepted events, for a person to read
+    if (!spec.continues) {
+        fs::remove(progress);
+        fs::remove(log);
+        // Pictures and CSVs from an earlier run would mislead: each run starts with none.
+        fs::remove_all(fs::path(spec.work_dir) / "artifacts");
+    }
+    std::ofstream progress_copy(progress, std::ios::app);  // the accepted events, for a person to read
 
     unsigned hangs = 0;
     while (!remaining.empty()) {
@@ -107,7 +109,7 @@ SessionResult run_session(const SessionSpec& spec) {
         const std::size_t left_before = remaining.size();
         std::string filter;
         for (const std::string& name : remaining) filter += (filter.empty() ? "" : ":") + name;
-        const std::string junit = (fs::path(spec.work_dir) / ("junit-" + std::to_string(result.processes) + ".xml")).string();
+        const std::string junit = (fs::path(spec.work_dir) / ("junit-" + spec.part_label + std::to_string(result.processes) + ".xml")).string();
 
         // A fresh key per process: an event of one process cannot be replayed in another.
         int handshake[2], results[2];

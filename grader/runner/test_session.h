@@ -52,6 +52,10 @@ struct SessionSpec {
     // ends hangs nearly every test, each for the full limit (minutes per submission in a class batch).
     // 0: no cap.
     unsigned max_hangs = 0;
+    // A later part of the same run in the same work_dir (the tests that waited for others): logs, progress
+    // and artifacts of the earlier parts are kept, and its JUnit files carry this label.
+    bool continues = false;
+    std::string part_label;
 };
 
 SessionResult run_session(const SessionSpec& spec);

@@ -9,6 +9,7 @@
 #include "gpulab/cuda_check.h"
 #include "gpulab/grader_test.h"
 #include "gpulab/lab_config.h"
+#include "gpulab/launch_deadline.h"
 #include "gpulab/random.h"
 #include "gpulab/result_channel.h"
 #include "gpulab/solution.h"
@@ -46,6 +47,8 @@ ChannelKey g_key{};
 std::uint64_t g_next_seq = 0;
 char g_timeout_line[1024];
 std::size_t g_timeout_line_length = 0;
+std::string g_running;  // the test that started and has not ended
+std::chrono::steady_clock::time_point g_started;
 
 // Numbers and signs one event; the caller writes it (or keeps it for the alarm handler).
 std::string signed_line(nlohmann::json event) {
@@ -99,6 +102,8 @@ public:
         messages_ = nlohmann::json::array();
         started_ = std::chrono::steady_clock::now();
         const std::string name = full_name(info);
+        g_running = name;
+        g_started = started_;
         const unsigned limit = timeout_for(name);
         write_line({{"event", "start"}, {"test", name}});
         // Signed now, with the number the next event will carry: the alarm handler may only write.
@@ -126,6 +131,7 @@ public:
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started_).count();
         write_line({{"event", "end"}, {"test", full_name(info)}, {"result", verdict}, {"messages", messages_},
                     {"properties", properties}, {"ms", ms}});
+        g_running.clear();
         exit_if_context_lost(full_name(info));
     }
 
@@ -149,6 +155,22 @@ private:
     nlohmann::json messages_;
     std::chrono::steady_clock::time_point started_;
 };
+
+// A launch deadline passed (launch_deadline.h): the running test ends failed with `message`, and the
+// process with a closing "stopped" event, so gpulab-grade runs the remaining tests in a fresh process.
+// Called from the watchdog thread while the test's own thread is still inside the student's code.
+void stop_running_test(const std::string& message) {
+    ::alarm(0);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - g_started).count();
+    if (!g_running.empty()) {
+        write_line({{"event", "end"}, {"test", g_running}, {"result", "failed"}, {"messages", {message}},
+                    {"properties", {{"stopped", "deadline"}}}, {"ms", ms}});
+        write_line({{"event", "stopped"}, {"test", g_running}});
+    }
+    std::cerr << "[gpulab] " << (g_running.empty() ? std::string("a test") : g_running) << " was stopped: " << message << "\n";
+    std::fflush(nullptr);
+    ::_exit(3);
+}
 
 class DeviceEnvironment : public testing::Environment {
 public:
@@ -218,6 +240,7 @@ int main(int argc, char** argv) {
     if (handshake_fd >= 0) {
         if (!gpulab::take_handshake(handshake_fd)) return 4;
         std::signal(SIGALRM, gpulab::on_alarm);
+        gpulab::set_test_stopper(&gpulab::stop_running_test);
         testing::UnitTest::GetInstance()->listeners().Append(new gpulab::ProgressListener);
     }
     testing::AddGlobalTestEnvironment(new gpulab::DeviceEnvironment);

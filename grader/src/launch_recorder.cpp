@@ -9,7 +9,11 @@ namespace gpulab {
 namespace {
 
 std::mutex g_mutex;
-std::vector<RecordedLaunch>* g_active = nullptr;
+struct Recording {
+    std::vector<RecordedLaunch> launches;
+    std::vector<RecordedCall> calls;
+};
+Recording* g_active = nullptr;
 
 }  // namespace
 
@@ -25,7 +29,7 @@ std::string RecordedLaunch::describe() const {
 LaunchRecorder::LaunchRecorder() {
     std::lock_guard<std::mutex> lock(g_mutex);
     if (g_active) throw std::logic_error("only one LaunchRecorder at a time");
-    g_active = new std::vector<RecordedLaunch>;
+    g_active = new Recording;
     start_watching_launches();
 }
 
@@ -36,7 +40,8 @@ LaunchRecorder::~LaunchRecorder() {
     g_active = nullptr;
 }
 
-const std::vector<RecordedLaunch>& LaunchRecorder::launches() const { return *g_active; }
+const std::vector<RecordedLaunch>& LaunchRecorder::launches() const { return g_active->launches; }
+const std::vector<RecordedCall>& LaunchRecorder::calls() const { return g_active->calls; }
 
 std::string invalid_configuration(dim3 grid, dim3 block) {
     std::ostringstream out;
@@ -86,18 +91,25 @@ void observe(const gpulab::cpu::LaunchRecord& r) {
     launch.block = r.block;
     launch.dynamic_shared_bytes = r.dynamic_shared;
     launch.static_shared_bytes = r.static_shared;
-    gpulab::g_active->push_back(launch);
+    gpulab::g_active->launches.push_back(launch);
 }
 
 }  // namespace
 
 bool gpulab::launch_recording_supported() { return true; }
+std::string gpulab::kernel_name_of(const void* kernel) {
+    std::ostringstream out;
+    out << "kernel at " << kernel;
+    return out.str();
+}
 void gpulab::start_watching_launches() { gpulab::cpu::set_launch_observer(&observe); }
 void gpulab::stop_watching_launches() { gpulab::cpu::set_launch_observer(nullptr); }
 
 #else
 
 #include <dlfcn.h>
+
+#include <map>
 
 namespace {
 
@@ -122,15 +134,45 @@ void record(const void* kernel, dim3 grid, dim3 block, size_t shared) {
     launch.grid = grid;
     launch.block = block;
     launch.dynamic_shared_bytes = shared;
-    cudaFuncAttributes attributes{};
-    if (cudaFuncGetAttributes(&attributes, kernel) == cudaSuccess) {
-        launch.static_shared_bytes = attributes.sharedSizeBytes;
-        launch.local_bytes = attributes.localSizeBytes;
-        launch.registers = attributes.numRegs;
-    } else {
-        cudaGetLastError();
+    // A kernel's compiled attributes never change: asked once, so that watching a timed launch adds next
+    // to nothing to its time.
+    static std::map<const void*, cudaFuncAttributes> known;
+    auto found = known.find(kernel);
+    if (found == known.end()) {
+        cudaFuncAttributes attributes{};
+        if (cudaFuncGetAttributes(&attributes, kernel) == cudaSuccess) found = known.emplace(kernel, attributes).first;
+        else cudaGetLastError();
     }
-    gpulab::g_active->push_back(launch);
+    if (found != known.end()) {
+        launch.static_shared_bytes = found->second.sharedSizeBytes;
+        launch.local_bytes = found->second.localSizeBytes;
+        launch.registers = found->second.numRegs;
+    }
+    gpulab::g_active->launches.push_back(launch);
+}
+
+void record_call(const char* name, std::string detail) {
+    std::lock_guard<std::mutex> lock(gpulab::g_mutex);
+    if (gpulab::g_active) gpulab::g_active->calls.push_back({name, std::move(detail)});
+}
+
+const char* direction(cudaMemcpyKind kind) {
+    switch (kind) {
+        case cudaMemcpyHostToHost: return "host to host";
+        case cudaMemcpyHostToDevice: return "host to device";
+        case cudaMemcpyDeviceToHost: return "device to host";
+        case cudaMemcpyDeviceToDevice: return "device to device";
+        default: return "direction inferred";
+    }
+}
+
+std::string copy_detail(size_t bytes, cudaMemcpyKind kind) {
+    return std::to_string(bytes) + " B, " + direction(kind);
+}
+
+template <typename Fn>
+Fn next_symbol(const char* name) {
+    return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
 }
 
 // A rejected configuration is remembered in words, for check_student_launch's message.
@@ -148,6 +190,15 @@ cudaError_t remember_rejection(cudaError_t status, dim3 grid, dim3 block) {
 }  // namespace
 
 bool gpulab::launch_recording_supported() { return real_launch() && real_handle_launch(); }
+
+std::string gpulab::kernel_name_of(const void* kernel) {
+    const char* name = nullptr;
+    if (cudaFuncGetName(&name, kernel) == cudaSuccess && name) return name;
+    cudaGetLastError();
+    std::ostringstream out;
+    out << "kernel at " << kernel;
+    return out.str();
+}
 
 // The interposed entry points watch every launch already.
 void gpulab::start_watching_launches() {}
@@ -172,5 +223,59 @@ extern "C" cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block,
     record(func, grid, block, shared);
     return remember_rejection(real(func, grid, block, args, shared, stream), grid, block);
 }
+
+// The runtime calls a launch function that computes elsewhere needs: copies, waits, allocations. Each is
+// recorded while a LaunchRecorder is alive, then forwarded unchanged. The grader's own calls come through
+// here too; it records none of them, since no recorder watches its own code.
+#define GPULAB_FORWARD(name, signature, args, detail)                                           \
+    extern "C" cudaError_t name signature {                                                     \
+        using Fn = cudaError_t(*) signature;                                                    \
+        static const auto real = next_symbol<Fn>(#name);                                        \
+        if (!real) return cudaErrorNotSupported;                                                \
+        record_call(#name, detail);                                                             \
+        return real args;                                                                       \
+    }
+
+GPULAB_FORWARD(cudaMemcpy, (void* dst, const void* src, size_t count, cudaMemcpyKind kind), (dst, src, count, kind),
+               copy_detail(count, kind))
+GPULAB_FORWARD(cudaMemcpyAsync, (void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream),
+               (dst, src, count, kind, stream), copy_detail(count, kind))
+GPULAB_FORWARD(cudaMemcpy2D,
+               (void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind),
+               (dst, dpitch, src, spitch, width, height, kind), copy_detail(width * height, kind))
+GPULAB_FORWARD(cudaMemcpy2DAsync,
+               (void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                cudaMemcpyKind kind, cudaStream_t stream),
+               (dst, dpitch, src, spitch, width, height, kind, stream), copy_detail(width * height, kind))
+GPULAB_FORWARD(cudaMemcpy3D, (const cudaMemcpy3DParms* p), (p), std::string())
+GPULAB_FORWARD(cudaMemcpy3DAsync, (const cudaMemcpy3DParms* p, cudaStream_t stream), (p, stream), std::string())
+GPULAB_FORWARD(cudaMemcpyPeer, (void* dst, int dst_device, const void* src, int src_device, size_t count),
+               (dst, dst_device, src, src_device, count), std::to_string(count) + " B")
+GPULAB_FORWARD(cudaMemcpyPeerAsync,
+               (void* dst, int dst_device, const void* src, int src_device, size_t count, cudaStream_t stream),
+               (dst, dst_device, src, src_device, count, stream), std::to_string(count) + " B")
+GPULAB_FORWARD(cudaMemcpyToSymbol,
+               (const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind),
+               (symbol, src, count, offset, kind), copy_detail(count, kind))
+GPULAB_FORWARD(cudaMemcpyToSymbolAsync,
+               (const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind,
+                cudaStream_t stream),
+               (symbol, src, count, offset, kind, stream), copy_detail(count, kind))
+GPULAB_FORWARD(cudaMemcpyFromSymbol,
+               (void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind),
+               (dst, symbol, count, offset, kind), copy_detail(count, kind))
+GPULAB_FORWARD(cudaMemcpyFromSymbolAsync,
+               (void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind, cudaStream_t stream),
+               (dst, symbol, count, offset, kind, stream), copy_detail(count, kind))
+GPULAB_FORWARD(cudaDeviceSynchronize, (void), (), std::string())
+GPULAB_FORWARD(cudaStreamSynchronize, (cudaStream_t stream), (stream), std::string())
+GPULAB_FORWARD(cudaEventSynchronize, (cudaEvent_t event), (event), std::string())
+GPULAB_FORWARD(cudaMalloc, (void** p, size_t size), (p, size), std::to_string(size) + " B")
+GPULAB_FORWARD(cudaMallocManaged, (void** p, size_t size, unsigned flags), (p, size, flags), std::to_string(size) + " B")
+GPULAB_FORWARD(cudaMallocHost, (void** p, size_t size), (p, size), std::to_string(size) + " B")
+GPULAB_FORWARD(cudaHostAlloc, (void** p, size_t size, unsigned flags), (p, size, flags), std::to_string(size) + " B")
+GPULAB_FORWARD(cudaHostRegister, (void* p, size_t size, unsigned flags), (p, size, flags), std::to_string(size) + " B")
+
+#undef GPULAB_FORWARD
 
 #endif

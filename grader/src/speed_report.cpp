@@ -7,6 +7,13 @@ namespace gpulab {
 
 Throughput record_speed(const SpeedVerdict& verdict, double bytes, double copy_gbs, const std::string& bar) {
     Throughput t{bytes / (verdict.student_ms * 1e6), bytes / (verdict.reference_ms * 1e6), copy_gbs, "", ""};
+    if (!verdict.honest()) {
+        t.figure = kNotTheWork;
+        t.threshold = "fresh inputs, a possible speed, the approved kernel";
+        testing::Test::RecordProperty("copy_gbs", fixed(t.copy_gbs, 0));
+        record_figure(t.figure, t.threshold);
+        return t;
+    }
     testing::Test::RecordProperty("student_ms", fixed(verdict.student_ms, 4));
     testing::Test::RecordProperty("reference_ms", fixed(verdict.reference_ms, 4));
     testing::Test::RecordProperty("student_gbs", fixed(t.student_gbs, 0));
@@ -18,6 +25,11 @@ Throughput record_speed(const SpeedVerdict& verdict, double bytes, double copy_g
     t.threshold = ">= " + fixed(verdict.threshold, 2) + "x " + bar;
     record_figure(t.figure, t.threshold);
     return t;
+}
+
+std::string dishonest_speed(const std::string& call, const SpeedVerdict& verdict) {
+    return call + " earns no speed points. " + (verdict.unfaithful.empty() ? "" : verdict.unfaithful + ". ") +
+           verdict.honesty.explain();
 }
 
 std::string speed_comparison(const SpeedVerdict& verdict, const Throughput& t) {

@@ -1,7 +1,10 @@
 #include "gpulab/timing.h"
 
 #include "gpulab/device_resources.h"
+#include "gpulab/format.h"
+#include "gpulab/fresh_inputs.h"
 #include "gpulab/guarded_array.h"
+#include "gpulab/launch_deadline.h"
 #include "output_check.h"
 
 #include <algorithm>
@@ -36,6 +39,36 @@ double time_one(const std::function<void()>& launch, DeviceEvent& start, DeviceE
     return stop.ms_since(start);
 }
 
+// One timed launch of the student's under a TimedWork: watched (its launches and calls recorded) and under
+// the deadline; the audit of what it did goes into `unapproved` (the first problem only).
+double time_watched(const std::function<void()>& launch, DeviceEvent& start, DeviceEvent& stop, const TimedWork& work,
+                    std::string& unapproved) {
+    std::unique_ptr<LaunchDeadline> deadline;
+    if (work.deadline_ms > 0)
+        deadline = std::make_unique<LaunchDeadline>(work.deadline_ms,
+                                                    too_slow_message(work.call, work.deadline_ms, work.reference_ms));
+    std::vector<RecordedLaunch> launches;
+    std::vector<RecordedCall> calls;
+    start.record();
+    {
+        LaunchRecorder recorder;
+        launch();
+        launches = recorder.launches();
+        calls = recorder.calls();
+    }
+    stop.record();
+    GPULAB_CUDA_CHECK(cudaGetLastError());
+    stop.synchronize();
+    if (unapproved.empty()) unapproved = audit_timed_launch(work, launches, calls);
+    return stop.ms_since(start);
+}
+
+// A seed no earlier round of this process used: every sample of every call draws a new problem.
+std::uint64_t next_problem_seed(std::uint64_t base) {
+    static std::uint64_t drawn = 0;
+    return fresh_hash(base, ++drawn);
+}
+
 }  // namespace
 
 double Samples::quantile(double q) const {
@@ -55,14 +88,16 @@ double Samples::relative_spread() const {
 }
 
 std::vector<Samples> time_interleaved(const std::vector<std::function<void()>>& launches,
-                                      const TimingOptions& options, const std::vector<LaunchOutput>& outputs) {
+                                      const TimingOptions& options, const std::vector<LaunchOutput>& outputs,
+                                      const TimedWork* work, Honesty* honesty) {
+    Honesty found;
     std::unique_ptr<L2Flusher> flusher;
     if (options.flush_l2) flusher = std::make_unique<L2Flusher>();
     // What the student's output held when timing began: the result the test has just checked. Only
     // the student's launch (the first) is held to it; every output is blanked the same way before
     // each sample, so both sides start their samples from the same state.
     DeviceBytes checked;
-    const bool check_first = !outputs.empty() && outputs[0].data;
+    const bool check_first = !work && !outputs.empty() && outputs[0].data;
     if (check_first) {
         checked = DeviceBytes(outputs[0].bytes);
         GPULAB_CUDA_CHECK(cudaMemcpy(checked.get(), outputs[0].data, outputs[0].bytes, cudaMemcpyDeviceToDevice));
@@ -72,12 +107,23 @@ std::vector<Samples> time_interleaved(const std::vector<std::function<void()>>& 
         for (const auto& launch : launches) time_one(launch, start, stop);
     std::vector<Samples> result(launches.size());
     for (int s = 0; s < options.samples; ++s) {
+        // A problem no launch has seen, written outside the timed window: a remembered answer has nothing to hit.
+        if (work && work->renew) work->renew(next_problem_seed(work->seed));
         for (std::size_t v = 0; v < launches.size(); ++v) {
             const bool blank = v < outputs.size() && outputs[v].data;
             // The blank is the grader's poison, which the checked result also holds in any cell a
             // correct kernel leaves alone (a ghost ring, say).
             if (blank) GPULAB_CUDA_CHECK(cudaMemsetAsync(outputs[v].data, kPoisonByte, outputs[v].bytes));
             if (flusher) flusher->flush();
+            if (work && v == 0) {
+                result[v].ms.push_back(time_watched(launches[v], start, stop, *work, found.unapproved));
+                // One wrong answer voids the timing (this round ends, for the speed figure, and no other starts).
+                if (found.wrong_result.empty() && work->check)
+                    if (const std::string wrong = work->check(); !wrong.empty())
+                        found.wrong_result = "The timed launch returned a wrong result for fresh inputs (sample " +
+                                             std::to_string(s + 1) + "): " + wrong + ".";
+                continue;
+            }
             result[v].ms.push_back(time_one(launches[v], start, stop));
             if (v != 0 || !check_first) continue;
             if (const std::size_t differing = count_differing_bytes(outputs[0].data, checked.get(), outputs[0].bytes))
@@ -87,8 +133,17 @@ std::vector<Samples> time_interleaved(const std::vector<std::function<void()>>& 
                                        "output was blanked before each timed launch). Every launch must compute its "
                                        "whole output: a launch that skips work it did before cannot be timed");
         }
+        // A launch that did not do the work is not timed further: a host computation would take seconds a sample.
+        if (!found.wrong_result.empty() || !found.unapproved.empty()) break;
     }
+    if (honesty) *honesty = found;
     return result;
+}
+
+double time_reference_once(const std::function<void()>& launch) {
+    DeviceEvent start, stop;
+    launch();  // a warm-up: module loading and a cold cache are not the kernel's time
+    return time_one(launch, start, stop);
 }
 
 double copy_bandwidth_gbs(std::size_t bytes, const TimingOptions& options) {
@@ -102,14 +157,15 @@ double copy_bandwidth_gbs(std::size_t bytes, const TimingOptions& options) {
 
 SpeedVerdict judge_speed(const std::function<void()>& student, const std::function<void()>& reference,
                          double threshold, int max_rounds, const TimingOptions& options, LaunchOutput student_output,
-                         LaunchOutput reference_output) {
+                         LaunchOutput reference_output, const TimedWork* work) {
     SpeedVerdict verdict;
     verdict.threshold = threshold;
     Samples student_all, reference_all;
     for (int round = 1; round <= std::max(1, max_rounds); ++round) {
         std::vector<Samples> samples;
         try {
-            samples = time_interleaved({student, reference}, options, {student_output, reference_output});
+            samples = time_interleaved({student, reference}, options, {student_output, reference_output}, work,
+                                       &verdict.honesty);
         } catch (const UnfaithfulLaunch& e) {
             if (e.launch != 0) throw;  // the reference's own launch: a grader problem, not the student's
             verdict.unfaithful = e.what();
@@ -122,6 +178,11 @@ SpeedVerdict judge_speed(const std::function<void()>& student, const std::functi
         verdict.reference_ms = reference_all.median();
         verdict.fraction = verdict.reference_ms / verdict.student_ms;
         verdict.noise = student_all.relative_spread() + reference_all.relative_spread();
+        if (work && work->floor_ms > 0 && verdict.student_ms < work->floor_ms)
+            verdict.honesty.too_fast = "Faster than this GPU can do the work: the timed launch did not compute it (" +
+                                       fixed(verdict.student_ms, 3) + " ms, where the work takes at least " +
+                                       fixed(work->floor_ms, 3) + " ms: " + work->floor_basis + ").";
+        if (!verdict.honesty.clean()) break;  // no speed to measure more precisely
         // A verdict this far from the threshold will not flip on another measurement.
         if (std::fabs(verdict.fraction - threshold) > verdict.noise * verdict.fraction + 0.01) break;
     }

@@ -25,6 +25,15 @@ struct RecordedLaunch {
     std::string describe() const;  // "grid 4096x1x1, block 256x1x1, 0 B shared, 16 regs" (regs where known)
 };
 
+// A CUDA runtime call other than a launch that moves data, waits for the device or allocates: what a
+// launch function that computes elsewhere (on the host, from a remembered answer) cannot do without.
+// Recorded on a GPU only (the grader interposes on these entry points; CPU execution mode runs no timing).
+struct RecordedCall {
+    std::string name;    // "cudaMemcpy"
+    std::string detail;  // "67108864 B, device to host"
+    std::string describe() const { return name + (detail.empty() ? "" : " (" + detail + ")"); }
+};
+
 class LaunchRecorder {
 public:
     LaunchRecorder();
@@ -32,7 +41,11 @@ public:
     LaunchRecorder(const LaunchRecorder&) = delete;
     LaunchRecorder& operator=(const LaunchRecorder&) = delete;
     const std::vector<RecordedLaunch>& launches() const;
+    const std::vector<RecordedCall>& calls() const;
 };
+
+// The kernel's name as the compiler knows it ("matmul_tiled"), where the runtime can tell; else its address.
+std::string kernel_name_of(const void* kernel);
 
 // True where launches can be recorded: on a GPU (configuration and the compiled kernel's attributes) and in
 // CPU execution mode (configuration and the static shared memory a block used; registers and local

@@ -18,6 +18,13 @@ struct Throughput {
 // fraction is held to, e.g. "ref tiled".
 Throughput record_speed(const SpeedVerdict& verdict, double bytes, double copy_gbs, const std::string& bar = "ref");
 
+// The figure of a speed test whose timed launches did not do the work (verdict.honest() is false): no
+// speed is shown (a figure above what the GPU can do is no figure), only why.
+inline const char* kNotTheWork = "no speed figure: the timed launch did not do the work";
+
+// The failure message of such a test: "<call> earns no speed points. <every problem found>".
+std::string dishonest_speed(const std::string& call, const SpeedVerdict& verdict);
+
 // "0.241 ms = 2230 GB/s against 0.238 ms = 2256 GB/s; a device-to-device copy moves 2890 GB/s on this
 // GPU", for a failure message.
 std::string speed_comparison(const SpeedVerdict& verdict, const Throughput& throughput);

@@ -3,6 +3,8 @@
 // interleaved with the reference's in one process so both see the same clocks and neighbours.
 #pragma once
 
+#include "gpulab/timed_work.h"
+
 #include <cstddef>
 #include <functional>
 #include <stdexcept>
@@ -43,9 +45,12 @@ public:
 
 // Runs each launch `warmup` times, then `samples` rounds of A, B, A, B ... timing each launch alone.
 // `outputs`, when not empty, has one entry per launch (LaunchOutput{} for none). A launch that fails
-// throws CudaError; one that does not rewrite its output throws UnfaithfulLaunch.
+// throws CudaError. Without `work`, a first launch that does not rewrite its output throws UnfaithfulLaunch.
+// With `work`, each round starts from fresh inputs and the first launch (the student's) is held to it
+// (timed_work.h): what it found wrong goes into `honesty` (too_fast is judge_speed's to decide).
 std::vector<Samples> time_interleaved(const std::vector<std::function<void()>>& launches,
-                                      const TimingOptions& options, const std::vector<LaunchOutput>& outputs = {});
+                                      const TimingOptions& options, const std::vector<LaunchOutput>& outputs = {},
+                                      const TimedWork* work = nullptr, Honesty* honesty = nullptr);
 
 // Device-to-device copy bandwidth in GB/s (bytes read + bytes written), measured now.
 double copy_bandwidth_gbs(std::size_t bytes, const TimingOptions& options);
@@ -59,14 +64,20 @@ struct SpeedVerdict {
     int rounds = 0;
     // Set when a timed launch of the student's did not recompute its output: the timing is void.
     std::string unfaithful;
-    bool passed() const { return unfaithful.empty() && fraction >= threshold; }
+    // With a TimedWork: what the student's timed launches did that voids their speed.
+    Honesty honesty;
+    bool honest() const { return unfaithful.empty() && honesty.clean(); }
+    bool passed() const { return honest() && fraction >= threshold; }
 };
 
 // Times student and reference interleaved; while |fraction - threshold| is within the noise and
 // rounds remain, measures again and pools the samples. With outputs given, every timed launch must
 // recompute its output (see LaunchOutput); the student's failure to is reported in `unfaithful`.
+// With `work`, every timed launch of the student's is held to it (timed_work.h), and a verdict whose
+// launches were not honest is not measured again.
 SpeedVerdict judge_speed(const std::function<void()>& student, const std::function<void()>& reference,
                          double threshold, int max_rounds, const TimingOptions& options,
-                         LaunchOutput student_output = {}, LaunchOutput reference_output = {});
+                         LaunchOutput student_output = {}, LaunchOutput reference_output = {},
+                         const TimedWork* work = nullptr);
 
 }  // namespace gpulab

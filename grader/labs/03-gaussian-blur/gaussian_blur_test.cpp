@@ -4,6 +4,7 @@
 #include "image_check.h"
 #include "oracle.h"
 
+#include "gpulab/random_size.h"
 #include "gpulab/cuda_check.h"
 #include "gpulab/format.h"
 #include "gpulab/grader_test.h"
@@ -14,6 +15,7 @@
 #include "gpulab/random.h"
 #include "gpulab/read_counter.h"
 #include "gpulab/speed_report.h"
+#include "gpulab/timed_field.h"
 #include "gpulab/timing.h"
 
 #include <algorithm>
@@ -547,7 +549,10 @@ TEST(Technique, ComputesFromSharedTile) {
     auto engine = engine_for_current_test();
     double worst = -1;
     std::string worst_call, figure;
-    for (const ImageSize& s : sizes_times_channels(spec, "sizes")) {
+    std::vector<ImageSize> sizes = sizes_times_channels(spec, "sizes");
+    const std::vector<int> drawn = gpulab::random_size_for_run(spec.at("random"));  // and one nobody can predict
+    sizes.push_back({drawn[0], drawn[1], drawn[2]});
+    for (const ImageSize& s : sizes) {
         const Bytes in = random_bytes(engine, std::size_t(s.w) * s.h * s.c);
         GuardedDeviceArray<std::uint8_t> d_in(in.size()), d_out(in.size());
         d_in.upload(in);
@@ -591,6 +596,46 @@ TEST(Technique, ComputesFromSharedTile) {
 
 // ---- Speed: the same technique as the reference, same run -------------------------------------------
 
+// The rules every timed blur is held to (gpulab/timed_work.h): a fresh image before every sample, a sample
+// of output bytes recomputed exactly after it, the compulsory traffic at the device copy's bandwidth as the
+// floor, and the kernels the launch ran at the technique size as the only ones allowed.
+gpulab::TimedWork timed_blur(Kernel k, int w, int h, int c, std::uint8_t* d_in, const std::uint8_t* d_out,
+                             double copy_gbs) {
+    const Json& spec = section("speed");
+    gpulab::TimedWork work;
+    work.call = call_text(k, w, h, c);
+    work.seed = gpulab::Rng::for_current_test().seed();
+    const std::size_t bytes = std::size_t(w) * h * c;
+    gpulab::FieldOracle oracle;
+    oracle.cells = bytes;
+    // Clamp-to-edge, weights 1 2 1 / 2 4 2 / 1 2 1, rounded half up: the handout's rule, byte by byte.
+    oracle.expected = [w, h, c](std::size_t at, const gpulab::FreshDraw& d) {
+        const int ch = int(at % c), x = int(at / c % w), y = int(at / (std::size_t(c) * w));
+        int sum = 0;
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) {
+                const int yy = std::clamp(y + dy, 0, h - 1), xx = std::clamp(x + dx, 0, w - 1);
+                sum += (2 - std::abs(dx)) * (2 - std::abs(dy)) * d.byte_at((std::size_t(yy) * w + xx) * c + ch);
+            }
+        return gpulab::CellExpectation{double((sum + 8) >> 4), 0.0};
+    };
+    oracle.name = [w, c](std::size_t at) {
+        return "pixel (" + std::to_string(at / c % w) + ", " + std::to_string(at / (std::size_t(c) * w)) + ") channel " +
+               std::to_string(at % c);
+    };
+    oracle.always = {0, bytes - 1, std::size_t(w - 1) * c, bytes - std::size_t(w) * c};
+    gpulab::use_fresh_field(work, d_in, bytes, gpulab::FreshDraw{}, d_out, spec.at("fresh_checks"), oracle);
+    gpulab::set_memory_floor(work, 2.0 * double(bytes), copy_gbs, spec.at("floor_margin"));
+    const Json& technique = section("technique");
+    const int pw = technique.at("width"), ph = technique.at("height");
+    GuardedDeviceArray<std::uint8_t> p_in(std::size_t(pw) * ph * c), p_out(std::size_t(pw) * ph * c);
+    gpulab::fill_fresh(p_in.data(), p_in.size(), gpulab::FreshDraw{1});
+    work.approved = gpulab::probe_launches([&] { launch(student(), k, p_in.data(), p_out.data(), pw, ph, c); });
+    gpulab::check_student_launch(call_text(k, pw, ph, c));
+    work.approved_at = std::to_string(pw) + " x " + std::to_string(ph) + " x " + std::to_string(c);
+    return work;
+}
+
 void speed_test(Kernel k) {
     GPULAB_REQUIRE_GPU();
     const Json& spec = section("speed");
@@ -600,10 +645,17 @@ void speed_test(Kernel k) {
     GuardedDeviceArray<std::uint8_t> d_in(in.size()), d_student(in.size()), d_reference(in.size());
     d_in.upload(in);
 
-    // Speed counts only for a correct kernel, so check this size first.
+    gpulab::TimingOptions options;
+    options.warmup = spec.at("warmup");
+    options.samples = spec.at("samples");
+    const double copy_gbs = gpulab::copy_bandwidth_gbs(in.size(), options);
+    gpulab::TimedWork work = timed_blur(k, w, h, c, d_in.data(), d_student.data(), copy_gbs);
+
+    // Speed counts only for a correct kernel, so check this size first (under the deadline).
     {
         gpulab::LaunchRecorder recorder;
-        launch(student(), k, d_in.data(), d_student.data(), w, h, c);
+        gpulab::first_launch_under_deadline(work, [&] { launch(student(), k, d_in.data(), d_student.data(), w, h, c); },
+                                            [&] { launch(reference(), k, d_in.data(), d_reference.data(), w, h, c); });
         gpulab::check_student_launch(call_text(k, w, h, c));
         for (const auto& l : recorder.launches()) testing::Test::RecordProperty("student_launch", l.describe());
     }
@@ -619,19 +671,14 @@ void speed_test(Kernel k) {
         GPULAB_ASSERT(verdict.ok) << verdict.explanation;
     }
 
-    gpulab::TimingOptions options;
-    options.warmup = spec.at("warmup");
-    options.samples = spec.at("samples");
     const double threshold = spec.at("min_fraction_of_reference");
     const gpulab::SpeedVerdict verdict = gpulab::judge_speed(
         [&] { launch(student(), k, d_in.data(), d_student.data(), w, h, c); },
         [&] { launch(reference(), k, d_in.data(), d_reference.data(), w, h, c); }, threshold,
-        spec.at("max_remeasures"), options, {d_student.data(), in.size()}, {d_reference.data(), in.size()});
-    GPULAB_ASSERT(verdict.unfaithful.empty())
-        << "Your " << kernel_name(k) << " kernel could not be timed: " << verdict.unfaithful << ".";
+        spec.at("max_remeasures"), options, {d_student.data(), in.size()}, {d_reference.data(), in.size()}, &work);
     const double bytes = 2.0 * double(in.size());  // every byte read once and written once, at least
-    const double copy_gbs = gpulab::copy_bandwidth_gbs(in.size(), options);
     const gpulab::Throughput throughput = gpulab::record_speed(verdict, bytes, copy_gbs, std::string("ref ") + kernel_name(k));
+    GPULAB_ASSERT(verdict.honest()) << gpulab::dishonest_speed(work.call, verdict);
     GPULAB_EXPECT(verdict.passed())
         << "Your " << kernel_name(k) << " kernel runs at " << fixed(verdict.fraction, 2) << "x the throughput of the "
         << "reference's " << kernel_name(k) << " kernel on a " << image_text("random", w, h, c) << " ("

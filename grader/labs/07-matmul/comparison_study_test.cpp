@@ -177,9 +177,14 @@ TEST(Report, ComparisonStudy) {
                 launches.push_back(run);
             }
             const std::vector<gpulab::Samples> samples = gpulab::time_interleaved(launches, options);
+            // A time below what the FP32 peak allows is no measurement of the work (a launch that remembers
+            // its answer, say): it is shown as wrong, never as a figure.
+            const double floor_ms = fp32_peak_tflops() > 0 ? 2.0 * s.multiply_adds() / (fp32_peak_tflops() * 1e9) : 0;
             for (std::size_t i = 0; i < ids.size(); ++i) {
                 row[ids[i]].ms = samples[i].median();
                 find(ids[i]).last_ms = row[ids[i]].ms, find(ids[i]).last_n = n;
+                if (ids[i] != "transpose" && row[ids[i]].ms < floor_ms)
+                    row[ids[i]].status = "wrong: faster than this GPU's FP32 peak, so it did not compute the product";
             }
         } catch (const gpulab::CudaError& e) {
             if (!gpulab::is_sticky_cuda_error(e.status())) throw;

@@ -54,15 +54,5 @@ void CublasSgemm::multiply(const float*, const float*, float*, int, int, int) {}
 
 const char* CublasSgemm::math_mode() { return "CUBLAS_DEFAULT_MATH (FP32, no TF32)"; }
 
-double fp32_peak_tflops() {
-    const gpulab::DeviceFacts& d = gpulab::device_facts();
-    if (!d.available || d.emulated || d.sm_clock_mhz <= 0) return 0;
-    // FP32 lanes per SM: Volta, Turing and A100 have 64; GA10x, Ada, Hopper and Blackwell 128.
-    int lanes = 0;
-    const int cc = d.compute_major * 10 + d.compute_minor;
-    if (cc == 70 || cc == 72 || cc == 75 || cc == 80) lanes = 64;
-    else if (cc >= 86) lanes = 128;
-    return lanes ? double(d.sm_count) * lanes * 2.0 * d.sm_clock_mhz * 1e6 / 1e12 : 0;
-}
 
 }  // namespace matmul_grading

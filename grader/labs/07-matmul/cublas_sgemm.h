@@ -4,6 +4,8 @@
 // own correctness tolerance).
 #pragma once
 
+#include "gpulab/timed_work.h"
+
 #include <string>
 
 namespace matmul_grading {
@@ -24,8 +26,7 @@ private:
     void* handle_ = nullptr;
 };
 
-// The GPU's FP32 peak in TFLOP/s (SMs x FP32 lanes per SM x 2 x SM clock), or 0 where the lanes per SM
-// of its architecture are not known here.
-double fp32_peak_tflops();
+// The GPU's FP32 peak: gpulab::fp32_peak_tflops() (timed_work.h), also the floor of every timed product.
+using gpulab::fp32_peak_tflops;
 
 }  // namespace matmul_grading

@@ -5,6 +5,7 @@
 #include "matrix_check.h"
 #include "oracle.h"
 
+#include "gpulab/random_size.h"
 #include "gpulab/compare.h"
 #include "gpulab/cuda_check.h"
 #include "gpulab/format.h"
@@ -244,8 +245,11 @@ TEST(Technique, ComputesFromSharedTiles) {
     double worst = -1, naive_at_worst = 2;
     std::string worst_call, too_few;
     std::ostringstream figure;
+    std::vector<Shape> shapes = shapes_of(section("technique").at("shapes_mnk"));
+    const std::vector<int> drawn = gpulab::random_size_for_run(section("technique").at("reads_random_mnk"));
+    shapes.push_back({drawn[0], drawn[1], drawn[2]});  // and one nobody can predict
     for (Kernel kernel : {Kernel::tiled, Kernel::tiled_bt})
-        for (const Shape& s : shapes_of(section("technique").at("shapes_mnk"))) {
+        for (const Shape& s : shapes) {
             const double per_mad = reads_per_multiply_add(student(), kernel, s);
             const double naive = reads_per_multiply_add(reference(), takes_bt(kernel) ? Kernel::naive_bt : Kernel::naive, s);
             if (HasFailure()) return;

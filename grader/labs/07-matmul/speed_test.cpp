@@ -3,11 +3,14 @@
 // naive kernel (never the student's own); and cuBLAS SGEMM beside the tiled kernel, in strict FP32.
 #include "cublas_sgemm.h"
 #include "matmul_grading.h"
+#include "timed_product.h"
 
 #include "gpulab/cuda_check.h"
 #include "gpulab/format.h"
 #include "gpulab/grader_test.h"
 #include "gpulab/guarded_array.h"
+#include "gpulab/launch_deadline.h"
+#include "gpulab/speed_report.h"
 #include "gpulab/timing.h"
 
 #include <iostream>
@@ -40,9 +43,13 @@ struct Problem {
     const float* b_for(Kernel kernel) const { return takes_bt(kernel) ? bt.data() : b.data(); }
 };
 
-// Runs the student's kernel once and spot-checks C: speed counts only for a correct kernel.
-bool correct_at(const Problem& p, Kernel kernel, gpulab::GuardedDeviceArray<float>& c) {
-    launcher(student(), kernel)(p.a.data(), p.b_for(kernel), c.data(), p.s.m, p.s.n, p.s.k);
+// Runs the student's kernel once (under the deadline `work` sets) and spot-checks C: speed counts only for a
+// correct kernel.
+bool correct_at(const Problem& p, Kernel kernel, gpulab::GuardedDeviceArray<float>& c, gpulab::TimedWork& work) {
+    gpulab::GuardedDeviceArray<float> scratch(c.size());
+    gpulab::first_launch_under_deadline(
+        work, [&] { launcher(student(), kernel)(p.a.data(), p.b_for(kernel), c.data(), p.s.m, p.s.n, p.s.k); },
+        [&] { launcher(reference(), kernel)(p.a.data(), p.b_for(kernel), scratch.data(), p.s.m, p.s.n, p.s.k); });
     gpulab::check_student_launch(call_text(kernel, p.s));
     auto rng = gpulab::Rng::for_current_test();
     const std::string wrong = spot_check(p.in, c.download(), p.s, section("speed").at("spot_checks"), rng);
@@ -50,6 +57,12 @@ bool correct_at(const Problem& p, Kernel kernel, gpulab::GuardedDeviceArray<floa
     ADD_FAILURE() << call_text(kernel, p.s) << " is not right at this size (" << wrong
                   << "): speed counts only for a correct kernel.";
     return false;
+}
+
+// The rules every timed launch of this product is held to; the operands are the problem's own buffers,
+// which the timing overwrites with fresh inputs before each sample.
+gpulab::TimedWork work_for(const Problem& p, Kernel kernel, gpulab::GuardedDeviceArray<float>& c) {
+    return timed_product(kernel, p.s, {const_cast<float*>(p.a.data()), const_cast<float*>(p.b_for(kernel)), c.data()});
 }
 
 const char* speed_hint(Kernel kernel) {
@@ -75,15 +88,18 @@ void check_speed(Kernel kernel, int n) {
     auto rng = gpulab::Rng::for_current_test();
     const Problem p(n, rng);
     gpulab::GuardedDeviceArray<float> mine(std::size_t(n) * n), theirs(std::size_t(n) * n);
-    if (!correct_at(p, kernel, mine)) return;
+    gpulab::TimedWork work = work_for(p, kernel, mine);
+    if (!correct_at(p, kernel, mine, work)) return;
     const MatmulLaunch student_launch = launcher(student(), kernel), reference_launch = launcher(reference(), kernel);
     const double threshold = section("speed").at("min_fraction_of_reference");
     const std::size_t bytes = std::size_t(n) * n * sizeof(float);
     const gpulab::SpeedVerdict verdict = gpulab::judge_speed(
         [&] { student_launch(p.a.data(), p.b_for(kernel), mine.data(), n, n, n); },
         [&] { reference_launch(p.a.data(), p.b_for(kernel), theirs.data(), n, n, n); }, threshold,
-        section("speed").at("max_remeasures"), timing_options(), {mine.data(), bytes}, {theirs.data(), bytes});
-    GPULAB_ASSERT(verdict.unfaithful.empty()) << call_text(kernel, p.s) << " could not be timed: " << verdict.unfaithful << ".";
+        section("speed").at("max_remeasures"), timing_options(), {mine.data(), bytes}, {theirs.data(), bytes}, &work);
+    testing::Test::RecordProperty("floor_ms", fixed(work.floor_ms, 4));
+    if (!verdict.honest()) gpulab::record_figure(gpulab::kNotTheWork, "fresh inputs, <= FP32 peak, the approved kernel");
+    GPULAB_ASSERT(verdict.honest()) << gpulab::dishonest_speed(call_text(kernel, p.s), verdict);
     const double yours = tflops(p.s, verdict.student_ms), ref = tflops(p.s, verdict.reference_ms);
     testing::Test::RecordProperty("student_ms", fixed(verdict.student_ms, 4));
     testing::Test::RecordProperty("reference_ms", fixed(verdict.reference_ms, 4));
@@ -123,7 +139,8 @@ TEST(Speed, TiledOverNaive) {
     const Problem p(n, rng);
     const std::size_t bytes = std::size_t(n) * n * sizeof(float);
     gpulab::GuardedDeviceArray<float> mine(std::size_t(n) * n), ref_tiled(std::size_t(n) * n), ref_naive(std::size_t(n) * n);
-    if (!correct_at(p, Kernel::tiled, mine)) return;
+    gpulab::TimedWork work = work_for(p, Kernel::tiled, mine);
+    if (!correct_at(p, Kernel::tiled, mine, work)) return;
     const std::vector<std::function<void()>> launches{
         [&] { student().tiled(p.a.data(), p.b.data(), mine.data(), n, n, n); },
         [&] { reference().tiled(p.a.data(), p.b.data(), ref_tiled.data(), n, n, n); },
@@ -132,15 +149,24 @@ TEST(Speed, TiledOverNaive) {
     double yours = 0, theirs = 0;
     int rounds = 0;
     const int max_rounds = section("speed").at("max_remeasures");
+    gpulab::Honesty honesty;
     do {
         const auto samples = gpulab::time_interleaved(
-            launches, timing_options(), {{mine.data(), bytes}, {ref_tiled.data(), bytes}, {ref_naive.data(), bytes}});
+            launches, timing_options(), {{mine.data(), bytes}, {ref_tiled.data(), bytes}, {ref_naive.data(), bytes}},
+            &work, &honesty);
+        if (pooled[0].ms.empty() && work.floor_ms > 0 && samples[0].median() < work.floor_ms)
+            honesty.too_fast = "Faster than this GPU can do the work: the timed launch did not compute it (" +
+                               fixed(samples[0].median(), 3) + " ms, where the work takes at least " +
+                               fixed(work.floor_ms, 3) + " ms: " + work.floor_basis + ").";
         for (int i = 0; i < 3; ++i) pooled[i].ms.insert(pooled[i].ms.end(), samples[i].ms.begin(), samples[i].ms.end());
         ++rounds;
         yours = pooled[2].median() / pooled[0].median();
         theirs = pooled[2].median() / pooled[1].median();
+        if (!honesty.clean()) break;
         // Re-measure while the verdict is within the noise of the bar.
     } while (rounds < max_rounds && std::abs(yours / bar - 1) < 2 * (pooled[0].relative_spread() + pooled[2].relative_spread()));
+    if (!honesty.clean()) gpulab::record_figure(gpulab::kNotTheWork, "fresh inputs, <= FP32 peak, the approved kernel");
+    GPULAB_ASSERT(honesty.clean()) << call_text(Kernel::tiled, p.s) << " earns no speed points. " << honesty.explain();
     testing::Test::RecordProperty("student_speedup", fixed(yours, 2));
     testing::Test::RecordProperty("reference_speedup", fixed(theirs, 2));
     gpulab::record_figure(fixed(yours, 2) + "x ref naive (ref tiled: " + fixed(theirs, 2) + "x)",
@@ -178,7 +204,13 @@ TEST(Report, CublasBar) {
     std::vector<std::function<void()>> launches{[&] { cublas.multiply(p.a.data(), p.b.data(), c_cublas.data(), n, n, n); }};
     bool yours_ok = false;
     try {
+        // A launch that computes on the host would hold this report for minutes: it gets what a speed test gets.
+        const double reference_ms =
+            gpulab::time_reference_once([&] { reference().tiled(p.a.data(), p.b.data(), c_yours.data(), n, n, n); });
+        const double limit = gpulab::deadline_ms(reference_ms);
+        gpulab::LaunchDeadline deadline(limit, gpulab::too_slow_message(call_text(Kernel::tiled, p.s), limit, reference_ms));
         student().tiled(p.a.data(), p.b.data(), c_yours.data(), n, n, n);
+        cudaDeviceSynchronize();
         gpulab::check_student_launch(call_text(Kernel::tiled, p.s));
         yours_ok = spot_check(p.in, c_yours.download(), p.s, 64, rng).empty();
     } catch (const gpulab::CudaError& e) {

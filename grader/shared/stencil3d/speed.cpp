@@ -9,6 +9,7 @@
 #include "gpulab/launch_recorder.h"
 #include "gpulab/random.h"
 #include "gpulab/speed_report.h"
+#include "gpulab/timed_field.h"
 #include "gpulab/timing.h"
 
 #include <iostream>
@@ -61,6 +62,47 @@ const char* speed_hint(Technique t) {
     }
 }
 
+// The rules every timed sweep is held to (gpulab/timed_work.h): a fresh field before every sample, a sample
+// of interior cells recomputed in double after it, the compulsory traffic at the device copy's bandwidth as
+// the floor, and the kernels the launch ran at the technique size as the only ones allowed.
+template <typename T>
+gpulab::TimedWork timed_sweep(Technique t, Precision precision, const Grid3& g, const Coeffs<double>& c, T* d_in,
+                              const T* d_out, double copy_gbs) {
+    const gpulab::Json& spec = section("speed");
+    gpulab::TimedWork work;
+    work.call = call_name(t, precision, g);
+    work.seed = gpulab::Rng::for_current_test().seed();
+    gpulab::FieldOracle oracle;
+    oracle.cells = g.cells();
+    oracle.checked = [g](std::size_t i) {
+        return g.interior(int(i % g.nx), int(i / g.nx % g.ny), int(i / (std::size_t(g.nx) * g.ny)));
+    };
+    const double rel = tolerance_of(precision);
+    oracle.expected = [g, c, rel](std::size_t i, const gpulab::FreshDraw& d) {
+        const std::size_t row = std::size_t(g.nx), plane = row * std::size_t(g.ny);
+        const double terms[7] = {c.c0 * d.at(i),       c.c1 * d.at(i - 1),   c.c2 * d.at(i + 1), c.c3 * d.at(i - row),
+                                 c.c4 * d.at(i + row), c.c5 * d.at(i - plane), c.c6 * d.at(i + plane)};
+        double sum = 0, magnitude = 0;
+        for (double term : terms) sum += term, magnitude += std::fabs(term);
+        return gpulab::CellExpectation{sum, rel * magnitude};
+    };
+    oracle.name = [g](std::size_t i) {
+        return "cell " + cell_name(int(i % g.nx), int(i / g.nx % g.ny), int(i / (std::size_t(g.nx) * g.ny)));
+    };
+    oracle.always = {g.at(1, 1, 1), g.at(g.nx - 2, g.ny - 2, g.nz - 2), g.at(g.nx - 2, 1, 1), g.at(1, g.ny - 2, g.nz - 2)};
+    gpulab::use_fresh_field(work, d_in, g.cells(), gpulab::FreshDraw{}, d_out, spec.at("fresh_checks"), oracle);
+    gpulab::set_memory_floor(work, 2.0 * double(g.cells()) * sizeof(T), copy_gbs, spec.at("floor_margin"));
+    const Grid3 probe = grid_of(section("technique").at("size"));
+    gpulab::GuardedDeviceArray<T> p_in(probe.cells()), p_out(probe.cells());
+    gpulab::fill_fresh(p_in.data(), probe.cells(), gpulab::FreshDraw{1});
+    const StencilLaunch<T> mine = student().of(t).template get<T>();
+    const Coeffs<T> ct = oracle::narrow<T>(c);
+    work.approved = gpulab::probe_launches([&] { mine(p_in.data(), p_out.data(), probe.nx, probe.ny, probe.nz, ct); });
+    gpulab::check_student_launch(call_name(t, precision, probe));
+    work.approved_at = probe.name();
+    return work;
+}
+
 template <typename T>
 void speed(Technique t, const StencilCase& param) {
     const gpulab::Json& spec = section("speed");
@@ -74,8 +116,19 @@ void speed(Technique t, const StencilCase& param) {
     const StencilLaunch<T> mine = student().of(t).get<T>(), theirs = reference().of(t).get<T>();
     const std::string call = call_name(t, param.precision, g);
 
-    // Speed counts only for a correct kernel: check this size first.
-    if (!launch_checked(mine, d_in.data(), d_student.data(), g, ct, call)) return;
+    const gpulab::TimingOptions options = timing_options(spec);
+    const std::size_t bytes_out = g.cells() * sizeof(T);
+    const double copy_gbs = gpulab::copy_bandwidth_gbs(bytes_out, options);
+    gpulab::TimedWork work = timed_sweep<T>(t, param.precision, g, c, d_in.data(), d_student.data(), copy_gbs);
+
+    // Speed counts only for a correct kernel: check this size first (under the deadline).
+    gpulab::first_launch_under_deadline(work, [&] { mine(d_in.data(), d_student.data(), g.nx, g.ny, g.nz, ct); },
+                                        [&] { theirs(d_in.data(), d_reference.data(), g.nx, g.ny, g.nz, ct); });
+    try {
+        gpulab::check_student_launch(call);
+    } catch (const gpulab::CudaError& e) {
+        GPULAB_ASSERT(false) << e.what();
+    }
     {
         const OutputReport report = inspect_output(d_student.download(), in, g, c, tolerance_of(param.precision), call);
         GPULAB_ASSERT(report.ok()) << report.summary;
@@ -83,18 +136,15 @@ void speed(Technique t, const StencilCase& param) {
     const std::string resources = resources_of(mine, d_in.data(), d_student.data(), g, ct);
     const std::string reference_resources = resources_of(theirs, d_in.data(), d_reference.data(), g, ct);
 
-    const gpulab::TimingOptions options = timing_options(spec);
     const double threshold = spec.at("min_fraction_of_reference");
-    const std::size_t bytes_out = g.cells() * sizeof(T);
     const gpulab::SpeedVerdict verdict = gpulab::judge_speed(
         [&] { mine(d_in.data(), d_student.data(), g.nx, g.ny, g.nz, ct); },
         [&] { theirs(d_in.data(), d_reference.data(), g.nx, g.ny, g.nz, ct); }, threshold, spec.at("max_remeasures"),
-        options, {d_student.data(), bytes_out}, {d_reference.data(), bytes_out});
-    GPULAB_ASSERT(verdict.unfaithful.empty()) << call << " could not be timed: " << verdict.unfaithful << ".";
+        options, {d_student.data(), bytes_out}, {d_reference.data(), bytes_out}, &work);
     const double bytes = 2.0 * double(bytes_out);  // each cell read once and written once, at least
-    const double copy_gbs = gpulab::copy_bandwidth_gbs(bytes_out, options);
     const gpulab::Throughput throughput =
         gpulab::record_speed(verdict, bytes, copy_gbs, std::string("ref ") + technique_name(t));
+    GPULAB_ASSERT(verdict.honest()) << gpulab::dishonest_speed(call, verdict);
     const double gstencils = double(g.interior_cells()) / (verdict.student_ms * 1e6);
     testing::Test::RecordProperty("student_gstencil_per_s", fixed(gstencils, 1));
     testing::Test::RecordProperty("student_resources", resources);

@@ -2,6 +2,7 @@
 
 #include "oracle.h"
 
+#include "gpulab/random_size.h"
 #include "gpulab/cuda_check.h"
 #include "gpulab/format.h"
 #include "gpulab/grader_test.h"
@@ -114,8 +115,11 @@ std::string structure(Technique t) {
 template <typename T>
 void reads(Technique t, Precision p, double* worst, std::string* figure, std::string* worst_call) {
     const gpulab::Json& spec = section("technique").at("reads");
-    for (const gpulab::Json& size : spec.at("sizes")) {
-        const Grid3 g = grid_of(size);
+    std::vector<Grid3> grids;
+    for (const gpulab::Json& size : spec.at("sizes")) grids.push_back(grid_of(size));
+    const std::vector<int> drawn = gpulab::random_size_for_run(spec.at("random"));  // and one nobody can predict
+    grids.push_back({drawn[0], drawn[1], drawn[2]});
+    for (const Grid3& g : grids) {
         auto rng = gpulab::Rng::for_current_test();
         const std::vector<T> in = oracle::random_field<T>(rng, g);
         const Coeffs<double> c = oracle::distinct_coefficients(rng);

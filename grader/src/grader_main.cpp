@@ -10,6 +10,7 @@
 #include "gpulab/grader_test.h"
 #include "gpulab/lab_config.h"
 #include "gpulab/launch_deadline.h"
+#include "gpulab/launch_geometry.h"
 #include "gpulab/random.h"
 #include "gpulab/result_channel.h"
 #include "gpulab/solution.h"
@@ -237,6 +238,7 @@ int main(int argc, char** argv) {
     ::setenv("GPULAB_LAB_CONFIG", GPULAB_LAB_CONFIG_PATH, /*overwrite=*/0);
     const int handshake_fd = gpulab::handshake_fd_from(argc, argv);
     testing::InitGoogleTest(&argc, argv);
+    gpulab::register_geometry_checks();
     if (handshake_fd >= 0) {
         if (!gpulab::take_handshake(handshake_fd)) return 4;
         std::signal(SIGALRM, gpulab::on_alarm);

@@ -107,7 +107,11 @@ void gpulab::stop_watching_launches() { gpulab::cpu::set_launch_observer(nullptr
 
 #else
 
+#include "gpulab/launch_geometry.h"
+
 #include <dlfcn.h>
+
+#include <atomic>
 
 #include <map>
 
@@ -191,6 +195,11 @@ cudaError_t remember_rejection(cudaError_t status, dim3 grid, dim3 block) {
 
 bool gpulab::launch_recording_supported() { return real_launch() && real_handle_launch(); }
 
+namespace {
+std::atomic<bool> g_gpu_dry_run{false};
+}
+void gpulab::set_gpu_dry_run(bool on) { g_gpu_dry_run = on; }
+
 std::string gpulab::kernel_name_of(const void* kernel) {
     const char* name = nullptr;
     if (cudaFuncGetName(&name, kernel) == cudaSuccess && name) return name;
@@ -213,6 +222,7 @@ extern "C" cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 b
     const auto real = real_handle_launch();
     if (!real) return cudaErrorNotSupported;
     record(reinterpret_cast<const void*>(kernel), grid, block, shared);
+    if (g_gpu_dry_run) return cudaSuccess;  // launch_geometry.h: recorded, not launched
     return remember_rejection(real(kernel, grid, block, args, shared, stream), grid, block);
 }
 
@@ -221,6 +231,7 @@ extern "C" cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block,
     const auto real = real_launch();
     if (!real) return cudaErrorNotSupported;
     record(func, grid, block, shared);
+    if (g_gpu_dry_run) return cudaSuccess;
     return remember_rejection(real(func, grid, block, args, shared, stream), grid, block);
 }
 

@@ -236,6 +236,10 @@ void launch(const LaunchSite& site, const void* kernel, dim3 grid, dim3 block, s
                                        site.kernel, site.file, site.line));
     return;
   }
+  if (dry_run()) {
+    if (LaunchObserver observer = g_launch_observer.load()) observer(LaunchRecord{kernel, grid, block, shmem, 0});
+    return;
+  }
   if (!config_ok(site, grid, block, shmem, kernel)) return;
   // One launch at a time, like CUDA's legacy default stream; also keeps the pool single-job.
   static std::mutex launch_mutex;
@@ -264,4 +268,10 @@ void launch(const LaunchSite& site, const void* kernel, dim3 grid, dim3 block, s
 }
 
 void set_launch_observer(LaunchObserver observer) { g_launch_observer = observer; }
+
+namespace {
+std::atomic<bool> g_dry_run{false};
+}
+void set_dry_run(bool on) { g_dry_run = on; }
+bool dry_run() { return g_dry_run.load(); }
 }  // namespace gpulab::cpu

@@ -3,6 +3,7 @@
 #include "api.h"
 #include "oracle.h"
 
+#include "gpulab/launch_geometry.h"
 #include "gpulab/compare.h"
 #include "gpulab/cuda_check.h"
 #include "gpulab/format.h"
@@ -528,6 +529,15 @@ TEST(Speed, StepThroughput) {
                                   << "(neighbouring threads on neighbouring cells), and is each block big enough "
                                   << "(128 to 512 threads)?";
 }
+
+// launch_step at the timed size, in a dry run (gpulab/launch_geometry.h): an instance of Step.MatchesOracle.
+const bool kTimedGeometry = gpulab::add_geometry_checks([] {
+    const int M = section("speed").at("M");
+    const std::size_t bytes = std::size_t(M) * sizeof(float);
+    return std::vector<gpulab::GeometryCheck>{
+        {"Step", "MatchesOracle", "M" + std::to_string(M), "launch_step at M = " + std::to_string(M), {bytes, bytes},
+         [M](const std::vector<void*>& b) { student().launch_step(static_cast<float*>(b[0]), static_cast<float*>(b[1]), M, 0.25f); }}};
+});
 
 INSTANTIATE_TEST_SUITE_P(Sizes, Step, testing::ValuesIn(step_cases()),
                          [](const testing::TestParamInfo<StepCase>& info) {

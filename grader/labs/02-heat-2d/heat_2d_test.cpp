@@ -3,6 +3,7 @@
 #include "api.h"
 #include "oracle.h"
 
+#include "gpulab/launch_geometry.h"
 #include "gpulab/random_size.h"
 #include "gpulab/compare.h"
 #include "gpulab/cuda_check.h"
@@ -289,6 +290,20 @@ void check_step(int kernel, const StepCase& param) {
 
 class NaiveStep : public testing::TestWithParam<StepCase> {};
 class TiledStep : public testing::TestWithParam<StepCase> {};
+
+// Both step kernels at the timed size, in a dry run (gpulab/launch_geometry.h): instances of their MatchesOracle.
+const bool kTimedGeometry = gpulab::add_geometry_checks([] {
+    const int N = section("speed").at("N");
+    const Grid g{N, N};
+    std::vector<gpulab::GeometryCheck> checks;
+    for (int kernel : {kNaiveKernel, kTiledKernel})
+        checks.push_back({kernel == kTiledKernel ? "TiledStep" : "NaiveStep", "MatchesOracle", size_name(g),
+                          std::string(launcher_name(kernel)) + " at " + size_name(g),
+                          {g.cells() * sizeof(float), g.cells() * sizeof(float)}, [kernel, N](const std::vector<void*>& b) {
+                              step_of(student(), kernel)(static_cast<float*>(b[0]), static_cast<float*>(b[1]), N, N, 0.2f);
+                          }});
+    return checks;
+});
 
 TEST_P(NaiveStep, MatchesOracle) {
     GPULAB_REQUIRE_DEVICE();

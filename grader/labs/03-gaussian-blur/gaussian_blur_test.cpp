@@ -4,6 +4,7 @@
 #include "image_check.h"
 #include "oracle.h"
 
+#include "gpulab/launch_geometry.h"
 #include "gpulab/random_size.h"
 #include "gpulab/cuda_check.h"
 #include "gpulab/format.h"
@@ -306,6 +307,21 @@ void random_image_test(Kernel k, const ImageSize& s) {
     if (in.empty()) return gpulab::fail_as_grader_error(kNoVisibleChange);
     expect_exact_blur(k, in, s.w, s.h, s.c, "random", true);
 }
+
+// Both blur kernels at the timed size, in a dry run (gpulab/launch_geometry.h): instances of their MatchesOracle.
+const bool kTimedGeometry = gpulab::add_geometry_checks([] {
+    const Json& spec = section("speed");
+    const int w = spec.at("width"), h = spec.at("height"), c = spec.at("channels");
+    const std::size_t bytes = std::size_t(w) * h * c;
+    std::vector<gpulab::GeometryCheck> checks;
+    for (Kernel k : {Kernel::naive, Kernel::tiled})
+        checks.push_back({k == Kernel::naive ? "Naive" : "Tiled", "MatchesOracle",
+                          std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(c), call_text(k, w, h, c),
+                          {bytes, bytes}, [k, w, h, c](const std::vector<void*>& b) {
+                              launch(student(), k, static_cast<std::uint8_t*>(b[0]), static_cast<std::uint8_t*>(b[1]), w, h, c);
+                          }});
+    return checks;
+});
 
 TEST_P(Naive, MatchesOracle) {
     GPULAB_REQUIRE_DEVICE();

@@ -37,6 +37,12 @@ TEST_P(TiledStencil, MatchesOracle) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, NaiveStencil, testing::ValuesIn(correctness_cases()), case_name);
+// Both kernels at the timed sizes, in a dry run: instances of their MatchesOracle.
+const bool kTimedGeometry = gpulab::add_geometry_checks([] {
+    auto checks = timed_geometry_checks(Technique::naive, "NaiveStencil");
+    for (auto& check : timed_geometry_checks(Technique::tiled, "TiledStencil")) checks.push_back(std::move(check));
+    return checks;
+});
 INSTANTIATE_TEST_SUITE_P(Sizes, TiledStencil, testing::ValuesIn(correctness_cases()), case_name);
 
 TEST(Technique, SharedMemoryTile) {

@@ -19,6 +19,9 @@ TEST_P(CoarsenedStencil, MatchesOracle) {
     check_matches_oracle(kTechnique, GetParam());
 }
 INSTANTIATE_TEST_SUITE_P(Sizes, CoarsenedStencil, testing::ValuesIn(correctness_cases()), case_name);
+// The kernel at the timed sizes, in a dry run: instances of CoarsenedStencil.MatchesOracle.
+const bool kTimedGeometry =
+    gpulab::add_geometry_checks([] { return timed_geometry_checks(Technique::coarsened, "CoarsenedStencil"); });
 
 TEST(Technique, CoarsenedInZ) { check_structure(kTechnique); }
 TEST(Technique, ComputesFromSharedPlanes) { check_reads(kTechnique); }

@@ -19,6 +19,9 @@ TEST_P(RegisterTiledStencil, MatchesOracle) {
     check_matches_oracle(kTechnique, GetParam());
 }
 INSTANTIATE_TEST_SUITE_P(Sizes, RegisterTiledStencil, testing::ValuesIn(correctness_cases()), case_name);
+// The kernel at the timed sizes, in a dry run: instances of RegisterTiledStencil.MatchesOracle.
+const bool kTimedGeometry =
+    gpulab::add_geometry_checks([] { return timed_geometry_checks(Technique::register_tiled, "RegisterTiledStencil"); });
 
 TEST(Technique, RegisterTiling) { check_structure(kTechnique); }
 TEST(Technique, ComputesFromSharedPlane) { check_reads(kTechnique); }

@@ -5,6 +5,7 @@
 #include "matrix_check.h"
 #include "oracle.h"
 
+#include "gpulab/launch_geometry.h"
 #include "gpulab/random_size.h"
 #include "gpulab/compare.h"
 #include "gpulab/cuda_check.h"
@@ -76,6 +77,23 @@ class Naive : public testing::TestWithParam<Shape> {};
 class Tiled : public testing::TestWithParam<Shape> {};
 class NaiveBt : public testing::TestWithParam<Shape> {};
 class TiledBt : public testing::TestWithParam<Shape> {};
+
+// Every product kernel at the timed sizes, in a dry run (gpulab/launch_geometry.h): instances of its MatchesOracle.
+const bool kTimedGeometry = gpulab::add_geometry_checks([] {
+    std::vector<gpulab::GeometryCheck> checks;
+    for (int n : section("speed").at("sizes").get<std::vector<int>>())
+        for (Kernel kernel : kKernels) {
+            const char* suite = kernel == Kernel::naive ? "Naive" : kernel == Kernel::tiled ? "Tiled"
+                                : kernel == Kernel::naive_bt ? "NaiveBt" : "TiledBt";
+            const std::size_t bytes = std::size_t(n) * n * sizeof(float);
+            checks.push_back({suite, "MatchesOracle", "N" + std::to_string(n), call_text(kernel, {n, n, n}),
+                              {bytes, bytes, bytes}, [kernel, n](const std::vector<void*>& b) {
+                                  launcher(student(), kernel)(static_cast<float*>(b[0]), static_cast<float*>(b[1]),
+                                                              static_cast<float*>(b[2]), n, n, n);
+                              }});
+        }
+    return checks;
+});
 
 TEST_P(Naive, MatchesOracle) { check_kernel(Kernel::naive, GetParam()); }
 TEST_P(Tiled, MatchesOracle) { check_kernel(Kernel::tiled, GetParam()); }

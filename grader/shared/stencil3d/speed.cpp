@@ -164,6 +164,16 @@ void speed(Technique t, const StencilCase& param) {
                                     << speed_hint(t);
 }
 
+template <typename T>
+gpulab::GeometryCheck geometry_check(Technique t, const char* suite, const StencilCase& c) {
+    const Grid3 g = c.g;
+    return {suite, "MatchesOracle", g.name() + "_" + precision_name(c.precision), call_name(t, c.precision, g),
+            {g.cells() * sizeof(T), g.cells() * sizeof(T)}, [t, g](const std::vector<void*>& b) {
+                student().of(t).get<T>()(static_cast<const T*>(b[0]), static_cast<T*>(b[1]), g.nx, g.ny, g.nz,
+                                         Coeffs<T>{T(0.4), T(0.1), T(0.1), T(0.1), T(0.1), T(0.1), T(0.1)});
+            }};
+}
+
 // One row of the progression table.
 struct Row {
     Technique technique;
@@ -237,6 +247,13 @@ void check_speed(Technique t, const StencilCase& c) {
     GPULAB_REQUIRE_GPU();
     if (c.precision == Precision::f32) speed<float>(t, c);
     else speed<double>(t, c);
+}
+
+std::vector<gpulab::GeometryCheck> timed_geometry_checks(Technique t, const char* suite) {
+    std::vector<gpulab::GeometryCheck> checks;
+    for (const StencilCase& c : speed_cases())
+        checks.push_back(c.precision == Precision::f64 ? geometry_check<double>(t, suite, c) : geometry_check<float>(t, suite, c));
+    return checks;
 }
 
 void report_progression() {

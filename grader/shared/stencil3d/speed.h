@@ -4,6 +4,8 @@
 
 #include "stencil_check.h"
 
+#include "gpulab/launch_geometry.h"
+
 namespace stencil3d_grading {
 
 // lab.json "speed.cases": [[nx, ny, nz, "float" | "double"], ...].
@@ -13,6 +15,10 @@ std::vector<StencilCase> speed_cases();
 // the reference's, and holds it to lab.json speed.min_fraction_of_reference. Reports ms, GB/s,
 // GStencil/s, % of a copy, shared memory and registers.
 void check_speed(Technique t, const StencilCase& c);
+
+// The student's kernel of technique `t` at every timed size, as instances of `suite`.MatchesOracle checked in
+// a dry run (gpulab/launch_geometry.h).
+std::vector<gpulab::GeometryCheck> timed_geometry_checks(Technique t, const char* suite);
 
 // Report.Progression: naive -> tiled -> coarsened -> register-tiled at lab.json "progression" sizes,
 // the student's kernels where this lab has them and every technique's reference (another lab's, for

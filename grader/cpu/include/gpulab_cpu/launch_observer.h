@@ -23,4 +23,10 @@ using LaunchObserver = void (*)(const LaunchRecord& launch);
 // Calls `observer` after every launch that ran (nullptr: none). One observer at a time.
 void set_launch_observer(LaunchObserver observer);
 
+// While on, a launch is reported to the observer and not run (nor checked: the grader judges its geometry
+// itself, in the GPU's words), and cudaMemcpy and cudaMemset do nothing: the grader learns the launch
+// geometry a launch function uses at sizes far too large to run here (the GPU's timed sizes).
+void set_dry_run(bool on);
+bool dry_run();
+
 }  // namespace gpulab::cpu

@@ -1,0 +1,101 @@
+#include "gpulab/launch_geometry.h"
+
+#include "gpulab/cuda_check.h"
+#include "gpulab/device_facts.h"
+#include "gpulab/device_resources.h"
+#include "gpulab/grader_test.h"
+#include "gpulab/launch_deadline.h"
+
+#ifdef GPULAB_CPU_MODE
+#include <gpulab_cpu/launch_observer.h>
+#endif
+
+#include <algorithm>
+#include <memory>
+
+namespace gpulab {
+namespace {
+
+std::vector<std::function<std::vector<GeometryCheck>()>>& pending() {
+    static std::vector<std::function<std::vector<GeometryCheck>()>> makers;
+    return makers;
+}
+
+// CPU execution mode cannot afford the timed sizes' buffers, and a dry run never touches them: a page each.
+constexpr std::size_t kCpuBufferBytes = 4096;
+constexpr double kDryRunLimitMs = 10000;
+
+class GeometryTest : public testing::Test {
+public:
+    explicit GeometryTest(GeometryCheck check) : check_(std::move(check)) {}
+    void TestBody() override {
+        GPULAB_REQUIRE_DEVICE();
+        std::vector<DeviceBytes> buffers;
+        std::vector<void*> pointers;
+        for (std::size_t bytes : check_.buffer_bytes) {
+            buffers.emplace_back(device_facts().emulated ? std::min(bytes, kCpuBufferBytes) : bytes);
+            pointers.push_back(buffers.back().get());
+        }
+        std::vector<RecordedLaunch> launches;
+        {
+            // A dry run launches nothing: microseconds. A launch function that computes on the host does not end.
+            LaunchDeadline deadline(kDryRunLimitMs, check_.call + " took more than " + std::to_string(int(kDryRunLimitMs / 1000)) +
+                                                        " s in a run that launches no kernel: it computes on the host "
+                                                        "(which the speed tests stop as too slow to time).");
+            launches = dry_run([&] { check_.launch(pointers); });
+        }
+        cudaGetLastError();  // a dry run launched nothing that could fail
+        GPULAB_ASSERT(!launches.empty()) << check_.call << " launched no kernel (checked without running it).";
+        for (const RecordedLaunch& l : launches) {
+            const std::string problem = invalid_configuration(l.grid, l.block);
+            GPULAB_EXPECT(problem.empty())
+                << check_.call << ", a size the speed tests time on a GPU: " << problem
+                << ". Every GPU refuses this launch. (Checked without running the kernel, in CPU execution mode as "
+                   "on a GPU: the correctness sizes are smaller, so this is where a block that grows with the "
+                   "problem shows. Are grid and block swapped in <<<grid, block>>>?)";
+        }
+    }
+
+private:
+    GeometryCheck check_;
+};
+
+}  // namespace
+
+bool add_geometry_checks(std::function<std::vector<GeometryCheck>()> make) {
+    pending().push_back(std::move(make));
+    return true;
+}
+
+void register_geometry_checks() {
+    for (const auto& make : pending()) {
+        std::vector<GeometryCheck> checks;
+        try {
+            checks = make();
+        } catch (const std::exception&) {
+            continue;  // a broken config fails the tests that read it; these are left out
+        }
+        for (GeometryCheck& check : checks) {
+            const std::string suite = "TimedSizes/" + check.suite, name = check.test + "/" + check.instance + "_geometry";
+            testing::RegisterTest(suite.c_str(), name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                                  [check]() -> testing::Test* { return new GeometryTest(check); });
+        }
+    }
+    pending().clear();
+}
+
+std::vector<RecordedLaunch> dry_run(const std::function<void()>& launch) {
+    LaunchRecorder recorder;
+#ifdef GPULAB_CPU_MODE
+    cpu::set_dry_run(true);
+    launch();
+    cpu::set_dry_run(false);
+#else
+    set_gpu_dry_run(true);
+    launch();
+    set_gpu_dry_run(false);
+#endif
+    return recorder.launches();
+}
+
+}  // namespace gpulab

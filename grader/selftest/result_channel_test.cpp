@@ -48,6 +48,26 @@ TEST(ResultChannel, AcceptsTheGradersOwnEvents) {
     EXPECT_FALSE(c.reader->tampered()) << c.reader->tampering();
 }
 
+TEST(ResultChannel, AcceptsATestStoppedAtItsLaunchDeadline) {
+    // launch_deadline.h: the watchdog ends the running test as failed, then closes the process with "stopped".
+    Channel c;
+    c.send({{"event", "device"}});
+    c.send({{"event", "start"}, {"test", "A.x"}});
+    c.send({{"event", "end"}, {"test", "A.x"}, {"result", "failed"}});
+    c.send({{"event", "stopped"}, {"test", "A.x"}});
+    EXPECT_EQ(c.accepted(), 4u);
+    c.reader->finish(exited(3));
+    EXPECT_FALSE(c.reader->tampered()) << c.reader->tampering();
+}
+
+TEST(ResultChannel, RejectsAStopWhileATestRuns) {
+    Channel c;
+    c.send({{"event", "start"}, {"test", "A.x"}});
+    c.send({{"event", "stopped"}, {"test", "A.x"}});
+    c.accepted();
+    EXPECT_TRUE(c.reader->tampered());
+}
+
 TEST(ResultChannel, RejectsAnUnsignedLine) {
     Channel c;
     c.send({{"event", "start"}, {"test", "A.x"}});

@@ -100,6 +100,19 @@ TEST(Scoring, ATestTheRunnerLeftOutStaysNotRunWhateverItRequires) {
     EXPECT_DOUBLE_EQ(lab.points_not_run, 10);
 }
 
+TEST(Scoring, ATestHeldBackBecauseItsRequirementFailedIsNotCountedNotNotRun) {
+    // gpulab-grade runs a test that requires others after them, and not at all once one failed.
+    SessionResult session;
+    TestOutcome speed = outcome("Speed.Fast", "skipped");
+    speed.properties["not_run_because"] = "not counted: Step.MatchesOracle did not pass";
+    session.tests = {outcome("Step.MatchesOracle/a", "failed"), speed, outcome("Host.Works", "passed"),
+                     outcome("Kernels/Stability.PerKernel/naive", "passed")};
+    const LabScore lab = score_lab(config(), session);
+    EXPECT_EQ(find(lab, "Speed.Fast").verdict, "not counted");
+    EXPECT_DOUBLE_EQ(find(lab, "Speed.Fast").points, 0);
+    EXPECT_DOUBLE_EQ(lab.points_not_run, 0);
+}
+
 TEST(Scoring, ConfigAndGraderMustAgree) {
     SessionResult session;
     session.tests = {outcome("Step.MatchesOracle/a", "passed"), outcome("Extra.Test", "passed")};

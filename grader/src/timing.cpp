@@ -7,7 +7,10 @@
 #include "gpulab/launch_deadline.h"
 #include "output_check.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <memory>
 
@@ -63,6 +66,22 @@ double time_watched(const std::function<void()>& launch, DeviceEvent& start, Dev
     return stop.ms_since(start);
 }
 
+// What renewing inputs and checking outputs cost this test so far, in wall-clock ms: recorded with every
+// timing (property "fresh_and_check_ms"), so the price of honest timing per lab can be read off the results.
+double add_fresh_and_check_ms(double ms) {
+    static std::string test;
+    static double total = 0;
+    const testing::TestInfo* info = testing::UnitTest::GetInstance()->current_test_info();
+    const std::string name = info ? std::string(info->test_suite_name()) + "." + info->name() : "";
+    if (name != test) test = name, total = 0;
+    total += ms;
+    return total;
+}
+
+double wall_ms_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
 // A seed no earlier round of this process used: every sample of every call draws a new problem.
 std::uint64_t next_problem_seed(std::uint64_t base) {
     static std::uint64_t drawn = 0;
@@ -91,6 +110,7 @@ std::vector<Samples> time_interleaved(const std::vector<std::function<void()>>& 
                                       const TimingOptions& options, const std::vector<LaunchOutput>& outputs,
                                       const TimedWork* work, Honesty* honesty) {
     Honesty found;
+    double fresh_ms = 0;
     std::unique_ptr<L2Flusher> flusher;
     if (options.flush_l2) flusher = std::make_unique<L2Flusher>();
     // What the student's output held when timing began: the result the test has just checked. Only
@@ -108,7 +128,12 @@ std::vector<Samples> time_interleaved(const std::vector<std::function<void()>>& 
     std::vector<Samples> result(launches.size());
     for (int s = 0; s < options.samples; ++s) {
         // A problem no launch has seen, written outside the timed window: a remembered answer has nothing to hit.
-        if (work && work->renew) work->renew(next_problem_seed(work->seed));
+        if (work && work->renew) {
+            const auto renewing = std::chrono::steady_clock::now();
+            work->renew(next_problem_seed(work->seed));
+            GPULAB_CUDA_CHECK(cudaDeviceSynchronize());  // its cost is its own, not the timed launch's wait
+            fresh_ms += wall_ms_since(renewing);
+        }
         for (std::size_t v = 0; v < launches.size(); ++v) {
             const bool blank = v < outputs.size() && outputs[v].data;
             // The blank is the grader's poison, which the checked result also holds in any cell a
@@ -118,10 +143,13 @@ std::vector<Samples> time_interleaved(const std::vector<std::function<void()>>& 
             if (work && v == 0) {
                 result[v].ms.push_back(time_watched(launches[v], start, stop, *work, found.unapproved));
                 // One wrong answer voids the timing (this round ends, for the speed figure, and no other starts).
-                if (found.wrong_result.empty() && work->check)
-                    if (const std::string wrong = work->check(); !wrong.empty())
-                        found.wrong_result = "The timed launch returned a wrong result for fresh inputs (sample " +
-                                             std::to_string(s + 1) + "): " + wrong + ".";
+                const auto checking = std::chrono::steady_clock::now();
+                std::string wrong;
+                if (found.wrong_result.empty() && work->check) wrong = work->check();
+                fresh_ms += wall_ms_since(checking);
+                if (!wrong.empty())
+                    found.wrong_result = "The timed launch returned a wrong result for fresh inputs (sample " +
+                                         std::to_string(s + 1) + "): " + wrong + ".";
                 continue;
             }
             result[v].ms.push_back(time_one(launches[v], start, stop));
@@ -137,6 +165,7 @@ std::vector<Samples> time_interleaved(const std::vector<std::function<void()>>& 
         if (!found.wrong_result.empty() || !found.unapproved.empty()) break;
     }
     if (honesty) *honesty = found;
+    if (work) testing::Test::RecordProperty("fresh_and_check_ms", fixed(add_fresh_and_check_ms(fresh_ms), 1));
     return result;
 }
 

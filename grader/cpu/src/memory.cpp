@@ -270,6 +270,7 @@ extern "C" cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count,
 
 extern "C" cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                                     size_t height, cudaMemcpyKind kind) {
+  if (dry_run()) return cudaSuccess;
   if (cudaError_t s = sticky_error()) return s;
   if (width > dpitch || width > spitch)
     return fail(cudaErrorInvalidPitchValue, "cudaMemcpy2D: width exceeds a pitch");

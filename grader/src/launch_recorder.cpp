@@ -109,9 +109,11 @@ void gpulab::stop_watching_launches() { gpulab::cpu::set_launch_observer(nullptr
 
 #include "gpulab/launch_geometry.h"
 
+#include <cxxabi.h>
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cstdlib>
 
 #include <map>
 
@@ -202,7 +204,14 @@ void gpulab::set_gpu_dry_run(bool on) { g_gpu_dry_run = on; }
 
 std::string gpulab::kernel_name_of(const void* kernel) {
     const char* name = nullptr;
-    if (cudaFuncGetName(&name, kernel) == cudaSuccess && name) return name;
+    if (cudaFuncGetName(&name, kernel) == cudaSuccess && name) {
+        // "heat_rod::ftcs_interior(float const*, float*, int, float)", not "_ZN8heat_rod13ftcs_interiorEPKfPfif".
+        int status = -1;
+        char* readable = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+        const std::string text = status == 0 && readable ? readable : name;
+        std::free(readable);
+        return text;
+    }
     cudaGetLastError();
     std::ostringstream out;
     out << "kernel at " << kernel;

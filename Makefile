@@ -70,7 +70,9 @@ comma := ,
 
 grade-run: configure
 	@rm -f $(GRADE_STATUS)
-	@cmake --build $(BUILD) --target gpulab_graders -j $(JOBS) > $(BUILD)/grader-build.log 2>&1 || \
+	@{ cmake --build $(BUILD) --target gpulab_graders -j $(JOBS) 2>&1; echo $$? > $(BUILD)/.grader-build-status; } | \
+	  tee $(BUILD)/grader-build.log | awk -v logfile=$(BUILD)/grader-build.log -f grader/cmake/build_progress.awk
+	@test "$$(cat $(BUILD)/.grader-build-status)" = 0 || \
 	  { cat $(BUILD)/grader-build.log; echo "The grader itself failed to build (see above)."; exit 1; }
 	@$(BUILD)/gpulab-grade --build-dir $(BUILD) --solution $(SOLUTION) --mode $(MODE) $(if $(LAB),--lab $(LAB)); \
 	  echo $$? > $(GRADE_STATUS)

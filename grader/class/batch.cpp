@@ -9,10 +9,13 @@
 #include "workspace.h"
 
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 #include <atomic>
 #include <chrono>
@@ -255,6 +258,41 @@ double lab_max_points(const std::string& tree, const std::string& lab) {
     return total;
 }
 
+// Whether a user other than the owner may reach `path`: every folder from / down to it lets others through.
+bool reachable_by_others(const fs::path& path) {
+    fs::path at;
+    for (const fs::path& part : fs::absolute(path)) {
+        at /= part;
+        struct stat st {};
+        if (::stat(at.c_str(), &st) != 0) break;  // not made yet: created below a folder that was checked
+        if (S_ISDIR(st.st_mode) && !(st.st_mode & S_IXOTH)) return false;
+    }
+    return true;
+}
+
+// Where the workers' copies of the tree and their scratch folders go: <out>/work, unless the grader runs as root
+// (the sandboxed code then runs as an unprivileged user) and that user could not reach it: a checkout under a
+// folder only root may enter, such as what mktemp -d makes. Then they go to a folder of their own under
+// /var/tmp (or $GPULAB_CLASS_WORK_ROOT), mode 0711 with an unguessable name, kept in <out>/work-location so a
+// resumed batch finds its workspaces again.
+fs::path work_root(const BatchOptions& options) {
+    const fs::path usual = fs::absolute(options.out) / "work";
+    if (::geteuid() != 0 || options.unsandboxed || reachable_by_others(usual)) return usual;
+    const fs::path note = fs::absolute(options.out) / "work-location";
+    std::string kept;
+    if (std::ifstream in(note); in && std::getline(in, kept) && fs::is_directory(kept)) return kept;
+    const char* base = std::getenv("GPULAB_CLASS_WORK_ROOT");
+    std::string pattern = (fs::path(base && *base ? base : "/var/tmp") / "gpulab-class-XXXXXX").string();
+    if (!::mkdtemp(pattern.data()))
+        throw std::runtime_error("cannot create a folder for the workspaces under " + fs::path(pattern).parent_path().string() +
+                                 ": " + std::strerror(errno) + " (set GPULAB_CLASS_WORK_ROOT to a folder others may enter)");
+    ::chmod(pattern.c_str(), 0711);  // the sandbox's user may pass through, not list
+    std::ofstream(note) << pattern << "\n";
+    std::cout << "[gpulab-grade-class] " << usual.string() << " lies under a folder the sandbox's user ("
+              << "nobody) cannot enter, so the workspaces go to " << pattern << " (kept in " << note.string() << ")\n";
+    return pattern;
+}
+
 }  // namespace
 
 int run_batch(const BatchOptions& options) {
@@ -333,6 +371,7 @@ int run_batch(const BatchOptions& options) {
         }
     }
 
+    const fs::path workspaces = work_root(options);
     std::atomic<std::size_t> next{0};
     std::atomic<bool> stopped{false};
     std::mutex error_mutex;
@@ -343,7 +382,7 @@ int run_batch(const BatchOptions& options) {
         workers.emplace_back([&, w] {
             try {
                 ResultsDb mine(db.path());  // a connection per thread
-                Workspace ws({options.tree, (fs::absolute(options.out) / "work" / ("worker-" + std::to_string(w))).string(),
+                Workspace ws({options.tree, (workspaces / ("worker-" + std::to_string(w))).string(),
                               [&] {
                                   std::vector<std::string> labs;
                                   for (const LabSpec& s : specs) labs.push_back(s.lab);

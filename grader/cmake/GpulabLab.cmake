@@ -162,13 +162,18 @@ function(_gpulab_add_grader lab mode harness shared config_text)
 endfunction()
 
 # Writes a copy of the reference (or of the starter, for a spec with "base": "starter") with the
-# spec's edits applied; fails the configure step when an edit no longer matches (a planted bug must
-# never silently vanish).
-function(_gpulab_plant_bug spec reference_dir sources out_dir)
+# spec's edits applied, and sets `planted` in the caller. An edit of the reference that no longer matches
+# fails the configure step (a planted bug must never silently vanish). An edit of the starter that no longer
+# matches leaves that variant out with a warning: starter/ is where a student's (or a student's file an
+# instructor copied in to look at) lives, and someone else's starter must still build and grade.
+function(_gpulab_plant_bug spec reference_dir sources out_dir planted)
+    set(${planted} TRUE PARENT_SCOPE)
     file(READ ${spec} spec_text)
     string(JSON base ERROR_VARIABLE no_base GET "${spec_text}" base)
+    set(base_name reference)
     if(NOT no_base AND base STREQUAL "starter")
         string(REPLACE "/reference/" "/starter/" reference_dir "${reference_dir}")
+        set(base_name starter)
     endif()
     string(JSON patched_file GET "${spec_text}" file)
     string(JSON edits LENGTH "${spec_text}" replace)
@@ -182,7 +187,14 @@ function(_gpulab_plant_bug spec reference_dir sources out_dir)
                 string(JSON find GET "${spec_text}" replace ${i} find)
                 string(JSON with GET "${spec_text}" replace ${i} with)
                 string(FIND "${text}" "${find}" at)
-                if(at EQUAL -1)
+                if(at EQUAL -1 AND base_name STREQUAL "starter")
+                    get_filename_component(variant ${spec} NAME_WE)
+                    message(WARNING "${reference_dir}/${source} is not the starter this repository ships (someone's "
+                                    "work?), so the planted variant ${variant} (${spec}), an edit of the starter, "
+                                    "is left out of this build. `git checkout ${reference_dir}` brings it back.")
+                    set(${planted} FALSE PARENT_SCOPE)
+                    return()
+                elseif(at EQUAL -1)
                     message(FATAL_ERROR "planted bug ${spec}: the reference no longer contains\n  ${find}")
                 endif()
                 string(REPLACE "${find}" "${with}" text "${text}")
@@ -249,7 +261,10 @@ function(gpulab_add_lab lab)
         foreach(spec ${specs})
             get_filename_component(variant ${spec} NAME_WE)
             set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/${lab}/${kind}/${variant})
-            _gpulab_plant_bug(${spec} ${PROJECT_SOURCE_DIR}/reference/${lab} "${sources}" ${out_dir})
+            _gpulab_plant_bug(${spec} ${PROJECT_SOURCE_DIR}/reference/${lab} "${sources}" ${out_dir} planted)
+            if(NOT planted)
+                continue()
+            endif()
             _gpulab_add_solution(${lab} ${kind}/${variant} ${out_dir} "${sources}" ${spec} "${shared}")
             list(APPEND variants ${kind}/${variant})
         endforeach()

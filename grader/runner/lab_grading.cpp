@@ -270,6 +270,7 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
                              manifest.solutions.at("reference").builds.at(mode).library, companions(mode),
                              (mode == request.mode ? work : work / mode).string(), request.seed, request.filter};
             spec.test_timeout_s = solution->second.test_timeout_s;
+            spec.cache_dir = (fs::path(request.build_dir) / "report-cache").string();
             spec.max_hangs = request.max_hangs;
             spec.continues = wave > 0;
             spec.part_label = wave > 0 ? "wave" + std::to_string(wave) + "-" : "";

@@ -27,6 +27,7 @@ std::map<std::string, std::string> child_env(const SessionSpec& spec) {
                                            {"GPULAB_ARTIFACT_DIR", (fs::path(spec.work_dir) / "artifacts").string()}};
     if (!spec.seed.empty()) env["GPULAB_SEED"] = spec.seed;
     if (spec.test_timeout_s) env["GPULAB_TEST_TIMEOUT_S"] = std::to_string(spec.test_timeout_s);
+    if (!spec.cache_dir.empty()) env["GPULAB_CACHE_DIR"] = spec.cache_dir;
     return env;
 }
 

@@ -2,6 +2,7 @@
 // reproduces it (GPULAB_SEED=<seed>).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -18,17 +19,19 @@ public:
     explicit Rng(std::uint64_t seed) : seed_(seed), engine_(seed) {}
 
     std::uint64_t seed() const { return seed_; }
+    // A seed for a counter_uniform stream, drawn from this one.
+    std::uint64_t draw_seed() { return engine_(); }
     double uniform(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(engine_); }
-    std::vector<float> uniform_floats(std::size_t n, float lo, float hi) {
-        std::uniform_real_distribution<float> dist(lo, hi);
-        std::vector<float> values(n);
-        for (float& v : values) v = dist(engine_);
-        return values;
-    }
+    // n values in [lo, hi), filled on every core (one seed drawn from this stream: counter_uniform).
+    std::vector<float> uniform_floats(std::size_t n, float lo, float hi);
 
 private:
     std::uint64_t seed_;
     std::mt19937_64 engine_;
 };
+
+// Value i of a stream that many threads can fill at once (parallel_for.h): uniform in [0, 1), a function of
+// (seed, i) alone, so a field of a billion cells comes out the same on one core or sixteen.
+double counter_uniform(std::uint64_t seed, std::size_t i);
 
 }  // namespace gpulab

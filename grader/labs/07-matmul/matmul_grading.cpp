@@ -6,6 +6,8 @@
 #include "gpulab/cuda_check.h"
 #include "gpulab/format.h"
 #include "gpulab/guarded_array.h"
+#include "gpulab/parallel_for.h"
+#include "gpulab/random.h"
 
 #include <cmath>
 #include <optional>
@@ -72,10 +74,13 @@ namespace {
 // place could hide as a zero.
 std::vector<float> signed_values(gpulab::Rng& rng, std::size_t count, double range) {
     std::vector<float> values(count);
-    for (float& v : values) {
-        const double magnitude = rng.uniform(range / 64, range);
-        v = float(rng.uniform(0, 1) < 0.5 ? -magnitude : magnitude);
-    }
+    const std::uint64_t seed = rng.draw_seed();
+    gpulab::parallel_for(count, [&](std::size_t, std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+            const double magnitude = range / 64 + (range - range / 64) * gpulab::counter_uniform(seed, 2 * i);
+            values[i] = float(gpulab::counter_uniform(seed, 2 * i + 1) < 0.5 ? -magnitude : magnitude);
+        }
+    });
     return values;
 }
 
@@ -87,8 +92,10 @@ Inputs random_inputs(gpulab::Rng& rng, const Shape& s) {
     in.a = signed_values(rng, std::size_t(s.m) * s.k, range);
     in.b = signed_values(rng, std::size_t(s.k) * s.n, range);
     in.bt.resize(in.b.size());
-    for (int e = 0; e < s.k; ++e)
-        for (int j = 0; j < s.n; ++j) in.bt[std::size_t(j) * s.k + e] = in.b[std::size_t(e) * s.n + j];
+    gpulab::parallel_for(std::size_t(s.n), [&](std::size_t, std::size_t j_begin, std::size_t j_end) {
+        for (std::size_t j = j_begin; j < j_end; ++j)
+            for (int e = 0; e < s.k; ++e) in.bt[j * s.k + e] = in.b[std::size_t(e) * s.n + j];
+    }, 64);
     return in;
 }
 

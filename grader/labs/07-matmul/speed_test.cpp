@@ -10,10 +10,12 @@
 #include "gpulab/grader_test.h"
 #include "gpulab/guarded_array.h"
 #include "gpulab/launch_deadline.h"
+#include "gpulab/phase_clock.h"
 #include "gpulab/speed_report.h"
 #include "gpulab/timing.h"
 
 #include <iostream>
+#include <optional>
 
 namespace {
 
@@ -86,10 +88,14 @@ class Speed : public testing::TestWithParam<int> {};
 void check_speed(Kernel kernel, int n) {
     GPULAB_REQUIRE_GPU();
     auto rng = gpulab::Rng::for_current_test();
+    std::optional<gpulab::PhaseClock> phase(std::in_place, "inputs and upload");
     const Problem p(n, rng);
     gpulab::GuardedDeviceArray<float> mine(std::size_t(n) * n), theirs(std::size_t(n) * n);
+    phase.emplace("timed-work setup");
     gpulab::TimedWork work = work_for(p, kernel, mine);
+    phase.emplace("first launches and spot check");
     if (!correct_at(p, kernel, mine, work)) return;
+    phase.emplace("judge_speed");
     const MatmulLaunch student_launch = launcher(student(), kernel), reference_launch = launcher(reference(), kernel);
     const double threshold = section("speed").at("min_fraction_of_reference");
     const std::size_t bytes = std::size_t(n) * n * sizeof(float);
@@ -97,6 +103,7 @@ void check_speed(Kernel kernel, int n) {
         [&] { student_launch(p.a.data(), p.b_for(kernel), mine.data(), n, n, n); },
         [&] { reference_launch(p.a.data(), p.b_for(kernel), theirs.data(), n, n, n); }, threshold,
         section("speed").at("max_remeasures"), timing_options(), {mine.data(), bytes}, {theirs.data(), bytes}, &work);
+    phase.reset();
     testing::Test::RecordProperty("floor_ms", fixed(work.floor_ms, 4));
     if (!verdict.honest()) gpulab::record_figure(gpulab::kNotTheWork, "fresh inputs, <= FP32 peak, the approved kernel");
     GPULAB_ASSERT(verdict.honest()) << gpulab::dishonest_speed(call_text(kernel, p.s), verdict);

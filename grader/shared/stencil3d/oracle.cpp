@@ -1,5 +1,7 @@
 #include "oracle.h"
 
+#include "gpulab/parallel_for.h"
+
 #include <cmath>
 #include <numbers>
 
@@ -75,7 +77,10 @@ Coeffs<double> distinct_coefficients(gpulab::Rng& rng) {
 template <typename T>
 std::vector<T> random_field(gpulab::Rng& rng, const Grid3& g) {
     std::vector<T> f(g.cells());
-    for (T& v : f) v = T(rng.uniform(0.5, 2.0));
+    const std::uint64_t seed = rng.draw_seed();
+    gpulab::parallel_for(f.size(), [&](std::size_t, std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) f[i] = T(0.5 + 1.5 * gpulab::counter_uniform(seed, i));
+    });
     return f;
 }
 

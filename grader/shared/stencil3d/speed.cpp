@@ -7,12 +7,14 @@
 #include "gpulab/grader_test.h"
 #include "gpulab/guarded_array.h"
 #include "gpulab/launch_recorder.h"
+#include "gpulab/phase_clock.h"
 #include "gpulab/random.h"
 #include "gpulab/speed_report.h"
 #include "gpulab/timed_field.h"
 #include "gpulab/timing.h"
 
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 namespace stencil3d_grading {
@@ -110,9 +112,12 @@ void speed(Technique t, const StencilCase& param) {
     auto rng = gpulab::Rng::for_current_test();
     const Coeffs<double> c = oracle::distinct_coefficients(rng);
     const Coeffs<T> ct = oracle::narrow<T>(c);
+    std::optional<gpulab::PhaseClock> phase(std::in_place, "inputs on the host");
     const std::vector<T> in = oracle::random_field<T>(rng, g);
+    phase.emplace("device arrays and upload");
     gpulab::GuardedDeviceArray<T> d_in(g.cells()), d_student(g.cells()), d_reference(g.cells());
     d_in.upload(in);
+    phase.emplace("copy bandwidth and timed-work setup");
     const StencilLaunch<T> mine = student().of(t).get<T>(), theirs = reference().of(t).get<T>();
     const std::string call = call_name(t, param.precision, g);
 
@@ -121,6 +126,7 @@ void speed(Technique t, const StencilCase& param) {
     const double copy_gbs = gpulab::copy_bandwidth_gbs(bytes_out, options);
     gpulab::TimedWork work = timed_sweep<T>(t, param.precision, g, c, d_in.data(), d_student.data(), copy_gbs);
 
+    phase.emplace("first launches");
     // Speed counts only for a correct kernel: check this size first (under the deadline).
     gpulab::first_launch_under_deadline(work, [&] { mine(d_in.data(), d_student.data(), g.nx, g.ny, g.nz, ct); },
                                         [&] { theirs(d_in.data(), d_reference.data(), g.nx, g.ny, g.nz, ct); });
@@ -129,18 +135,22 @@ void speed(Technique t, const StencilCase& param) {
     } catch (const gpulab::CudaError& e) {
         GPULAB_ASSERT(false) << e.what();
     }
+    phase.emplace("full check on the host");
     {
         const OutputReport report = inspect_output(d_student.download(), in, g, c, tolerance_of(param.precision), call);
         GPULAB_ASSERT(report.ok()) << report.summary;
     }
+    phase.emplace("resources");
     const std::string resources = resources_of(mine, d_in.data(), d_student.data(), g, ct);
     const std::string reference_resources = resources_of(theirs, d_in.data(), d_reference.data(), g, ct);
 
+    phase.emplace("judge_speed");
     const double threshold = spec.at("min_fraction_of_reference");
     const gpulab::SpeedVerdict verdict = gpulab::judge_speed(
         [&] { mine(d_in.data(), d_student.data(), g.nx, g.ny, g.nz, ct); },
         [&] { theirs(d_in.data(), d_reference.data(), g.nx, g.ny, g.nz, ct); }, threshold, spec.at("max_remeasures"),
         options, {d_student.data(), bytes_out}, {d_reference.data(), bytes_out}, &work);
+    phase.reset();
     const double bytes = 2.0 * double(bytes_out);  // each cell read once and written once, at least
     const gpulab::Throughput throughput =
         gpulab::record_speed(verdict, bytes, copy_gbs, std::string("ref ") + technique_name(t));
@@ -205,9 +215,11 @@ std::string progression_table(const Grid3& g, const std::vector<Row>& rows, cons
     auto rng = gpulab::Rng::for_current_test();
     const Coeffs<double> c = oracle::distinct_coefficients(rng);
     const Coeffs<T> ct = oracle::narrow<T>(c);
+    std::optional<gpulab::PhaseClock> phase(std::in_place, "progression: inputs and upload");
     const std::vector<T> in = oracle::random_field<T>(rng, g);
     gpulab::GuardedDeviceArray<T> d_in(g.cells()), d_out(g.cells());
     d_in.upload(in);
+    phase.emplace("progression: resources and checks");
     std::vector<std::function<void()>> launches;
     std::vector<std::string> notes;
     for (const Row& row : rows) {
@@ -220,8 +232,10 @@ std::string progression_table(const Grid3& g, const std::vector<Row>& rows, cons
             note += "; WRONG OUTPUT";
         notes.push_back(note);
     }
+    phase.emplace("progression: timing");
     const std::vector<gpulab::Samples> samples = gpulab::time_interleaved(launches, options);
     const double copy_gbs = gpulab::copy_bandwidth_gbs(g.cells() * sizeof(T), options);
+    phase.reset();
     double naive_ms = 0;
     for (std::size_t i = 0; i < rows.size(); ++i)
         if (rows[i].technique == Technique::naive && rows[i].whose == "reference") naive_ms = samples[i].median();

@@ -8,8 +8,10 @@
 #include "gpulab/format.h"
 #include "gpulab/grader_test.h"
 #include "gpulab/guarded_array.h"
+#include "gpulab/parallel_for.h"
 #include "gpulab/random.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -93,33 +95,56 @@ OutputReport inspect_output(const std::vector<T>& out, const std::vector<T>& in,
     OutputReport report;
     if (cells) cells->assign(g.cells(), diagnosis::ok);
     report.interior = g.interior_cells();
+    // Planes in parallel (a 512^3 output is seconds on one core), each chunk of planes with its own tally,
+    // merged in plane order: the cells listed are the first ones in memory order, as on one thread.
+    struct Tally {
+        std::size_t wrong = 0, unwritten = 0, boundary_written = 0;
+        double worst = 0;
+        std::vector<std::string> listed;  // the chunk's first wrong cells, at most 7
+        std::string first_boundary;
+    };
+    const std::size_t plane = std::size_t(g.nx) * std::size_t(g.ny);
+    const std::size_t min_planes = std::max<std::size_t>(1, (std::size_t(1) << 15) / std::max<std::size_t>(plane, 1));
+    std::vector<Tally> tallies(gpulab::parallel_chunks(std::size_t(g.nz), min_planes));
+    gpulab::parallel_for(std::size_t(g.nz), [&](std::size_t chunk, std::size_t z_begin, std::size_t z_end) {
+        Tally& t = tallies[chunk];
+        for (int z = int(z_begin); z < int(z_end); ++z)
+            for (int y = 0; y < g.ny; ++y)
+                for (int x = 0; x < g.nx; ++x) {
+                    const T got = out[g.at(x, y, z)];
+                    if (!g.interior(x, y, z)) {
+                        if (!gpulab::is_poison(got) && t.boundary_written++ == 0)
+                            t.first_boundary = cell_name(x, y, z) + " = " + num(double(got));
+                        continue;
+                    }
+                    double scale = 0;
+                    const double want = oracle::at(in, g, c, x, y, z, &scale);
+                    const bool never = gpulab::is_poison(got);
+                    const double error = std::fabs(double(got) - want);
+                    if (!never && error <= rel_tol * scale) {
+                        t.worst = std::max(t.worst, scale > 0 ? error / scale : 0.0);
+                        continue;
+                    }
+                    ++t.wrong;
+                    t.unwritten += never;
+                    if (cells) (*cells)[g.at(x, y, z)] = never ? diagnosis::unwritten : diagnosis::wrong;
+                    if (t.listed.size() < 7)
+                        t.listed.push_back("\n    " + cell_name(x, y, z) + ": expected " + num(want) + ", got " +
+                                           (never ? "nothing (never written)" : num(double(got))));
+                }
+    }, min_planes);
     std::ostringstream first;
-    int listed = 0;
+    std::size_t listed = 0;
     std::string first_boundary;
-    for (int z = 0; z < g.nz; ++z)
-        for (int y = 0; y < g.ny; ++y)
-            for (int x = 0; x < g.nx; ++x) {
-                const T got = out[g.at(x, y, z)];
-                if (!g.interior(x, y, z)) {
-                    if (!gpulab::is_poison(got) && report.boundary_written++ == 0)
-                        first_boundary = cell_name(x, y, z) + " = " + num(double(got));
-                    continue;
-                }
-                double scale = 0;
-                const double want = oracle::at(in, g, c, x, y, z, &scale);
-                const bool never = gpulab::is_poison(got);
-                const double error = std::fabs(double(got) - want);
-                if (!never && error <= rel_tol * scale) {
-                    report.worst = std::max(report.worst, scale > 0 ? error / scale : 0.0);
-                    continue;
-                }
-                ++report.wrong;
-                report.unwritten += never;
-                if (cells) (*cells)[g.at(x, y, z)] = never ? diagnosis::unwritten : diagnosis::wrong;
-                if (listed++ < 6)
-                    first << "\n    " << cell_name(x, y, z) << ": expected " << num(want) << ", got "
-                          << (never ? "nothing (never written)" : num(double(got)));
-            }
+    for (const Tally& t : tallies) {
+        report.wrong += t.wrong;
+        report.unwritten += t.unwritten;
+        report.worst = std::max(report.worst, t.worst);
+        if (report.boundary_written == 0 && t.boundary_written) first_boundary = t.first_boundary;
+        report.boundary_written += t.boundary_written;
+        for (const std::string& line : t.listed)
+            if (listed++ < 6) first << line;
+    }
     std::ostringstream s;
     if (report.wrong)
         s << call << ": " << report.wrong << " of the " << report.interior << " interior cells are wrong"

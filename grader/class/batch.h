@@ -2,7 +2,11 @@
 // parallel and take turns on each GPU, one stored result per finished submission-lab, and the reports.
 #pragma once
 
+#include "intake.h"
 #include "results_db.h"
+#include "workspace.h"
+
+#include <map>
 
 #include <string>
 #include <vector>
@@ -28,7 +32,44 @@ struct BatchOptions {
     // A kernel that never ends hangs nearly every test, each for the lab's whole time limit: after this many
     // hung tests the rest of that lab is not run (and counts as hung). 0: no cap.
     unsigned max_hangs = 2;
+    // Where the workspaces go (worker-N folders, taken under a lock: runs that share it reuse each other's
+    // prepared workspaces); %N becomes this node's short host name. Empty: <out>/work (default_work_root).
+    std::string workspaces;
 };
+
+// The class as the intake found it: the batch's seed, the labs graded, one entry per submission-lab (content
+// hash, or "empty"), and each student's files.
+struct ClassIntake {
+    std::string seed;
+    std::vector<LabSpec> specs;
+    std::vector<FoundSubmission> found;
+    std::map<std::string, Submission> submissions;
+};
+
+// The labs of the tree this batch grades (--labs, or all of them).
+std::vector<LabSpec> graded_labs(const BatchOptions& options);
+
+// Takes every submission into <out>/work/intake (with the notes the feedback shows), fixes the batch's seed
+// and settings in the database, and marks what the instructor asked to regrade.
+ClassIntake take_class(const BatchOptions& options, ResultsDb& db);
+
+// The submission-labs that need grading (no result, files changed, another grader version, regrade asked).
+std::vector<WorkItem> work_to_do(const BatchOptions& options, const ResultsDb& db, const ClassIntake& intake);
+
+// Whether student code may run here: bubblewrap works, or the instructor said --unsandboxed. Says why not on
+// stderr, and prints the sandbox's warnings.
+bool sandbox_usable(const BatchOptions& options);
+
+// The folder the workspace slots go in, on this machine (options.workspaces with %N filled in, or the default).
+std::string workspaces_root(const BatchOptions& options);
+WorkspaceSpec workspace_spec(const BatchOptions& options, const std::vector<LabSpec>& specs, const std::string& dir);
+
+// Adds -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc to the workspaces' configure where that nvcc exists here
+// and neither CUDACXX nor a --cmake-arg names another (CMake would not look in /usr/local/cuda by itself).
+void add_default_cuda_compiler(BatchOptions& options);
+
+// This machine's short host name (what Slurm calls the node).
+std::string host_name();
 
 // Runs the batch; returns the process's exit status (0: every submission-lab has a stored result; 3: the
 // sandbox cannot run and --unsandboxed was not given; 1: something else stopped it, said on stderr).

@@ -3,7 +3,16 @@
 #include "child_process.h"
 #include "text_file.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -35,6 +44,7 @@ void copy_tree(const fs::path& from, const fs::path& to) {
     }
 }
 
+
 void run_or_throw(const std::vector<std::string>& argv, const fs::path& log, const std::string& what) {
     const auto started = std::chrono::steady_clock::now();
     const runner::ExitStatus status = runner::run_child({argv, {}, log.string(), {}}, [&] {
@@ -57,8 +67,13 @@ std::string Workspace::run_dir(const std::string& student, const std::string& la
 }
 
 void Workspace::prepare() {
+    // What the workspace was prepared for: another version, other labs or other CMake options start it again.
+    std::string made_for = spec_.version + "\n";
+    for (const std::string& lab : spec_.labs) made_for += lab + " ";
+    for (const std::string& arg : spec_.cmake_args) made_for += "\n" + arg;
+    made_for += "\n";
     const fs::path marker = fs::path(spec_.dir) / "prepared";
-    if (fs::exists(marker) && fs::exists(fs::path(build_) / "CMakeCache.txt")) return;
+    if (fs::exists(marker) && fs::exists(fs::path(build_) / "CMakeCache.txt") && runner::read_text(marker) == made_for) return;
     fs::remove_all(tree_);
     copy_tree(spec_.instructor_tree, tree_);
     std::string only;
@@ -71,7 +86,7 @@ void Workspace::prepare() {
     // The graders and the reference once, before any student's code: what every submission shares.
     run_or_throw({"cmake", "--build", build_, "--target", "gpulab_graders", "-j", "2"}, fs::path(spec_.dir) / "graders.log",
                  "building the graders in " + spec_.dir);
-    std::ofstream(marker) << "ok\n";
+    std::ofstream(marker) << made_for;
 }
 
 void Workspace::place(const std::string& lab, const std::vector<std::pair<std::string, std::string>>& files) {
@@ -87,6 +102,60 @@ void Workspace::place(const std::string& lab, const std::vector<std::pair<std::s
         for (const auto& entry : fs::recursive_directory_iterator(libraries))
             if (!entry.is_directory()) stale.push_back(entry.path());
     for (const fs::path& file : stale) fs::remove(file);
+}
+
+bool reachable_by_others(const fs::path& path) {
+    fs::path at;
+    for (const fs::path& part : fs::absolute(path)) {
+        at /= part;
+        struct stat st {};
+        if (::stat(at.c_str(), &st) != 0) break;  // not made yet: created below a folder that was checked
+        if (S_ISDIR(st.st_mode) && !(st.st_mode & S_IXOTH)) return false;
+    }
+    return true;
+}
+
+std::string default_work_root(const std::string& out, bool unsandboxed) {
+    const fs::path usual = fs::absolute(out) / "work";
+    if (::geteuid() != 0 || unsandboxed || reachable_by_others(usual)) return usual.string();
+    const fs::path note = fs::absolute(out) / "work-location";
+    std::string kept;
+    if (std::ifstream in(note); in && std::getline(in, kept) && fs::is_directory(kept)) return kept;
+    const char* base = std::getenv("GPULAB_CLASS_WORK_ROOT");
+    std::string pattern = (fs::path(base && *base ? base : "/var/tmp") / "gpulab-class-XXXXXX").string();
+    if (!::mkdtemp(pattern.data()))
+        throw std::runtime_error("cannot create a folder for the workspaces under " + fs::path(pattern).parent_path().string() +
+                                 ": " + std::strerror(errno) + " (set GPULAB_CLASS_WORK_ROOT to a folder others may enter)");
+    ::chmod(pattern.c_str(), 0711);  // the sandbox's user may pass through, not list
+    std::ofstream(note) << pattern << "\n";
+    std::cout << "[gpulab-grade-class] " << usual.string() << " lies under a folder the sandbox's user ("
+              << "nobody) cannot enter, so the workspaces go to " << pattern << " (kept in " << note.string() << ")\n";
+    return pattern;
+}
+
+WorkspaceSlot::WorkspaceSlot(const std::string& root) {
+    fs::create_directories(root);
+    for (int n = 0;; ++n) {
+        const fs::path lock = fs::path(root) / ("worker-" + std::to_string(n) + ".lock");
+        // Close-on-exec: a build or grader started while the slot is held must not keep it locked after we die.
+        const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) throw std::runtime_error("cannot open " + lock.string() + ": " + std::strerror(errno));
+        if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            fd_ = fd;
+            index_ = n;
+            dir_ = (fs::path(root) / ("worker-" + std::to_string(n))).string();
+            return;
+        }
+        const int why = errno;
+        ::close(fd);
+        if (why != EWOULDBLOCK)
+            throw std::runtime_error("cannot lock " + lock.string() + ": " + std::strerror(why) +
+                                     " (a filesystem without file locks: give --workspaces a local folder)");
+    }
+}
+
+WorkspaceSlot::~WorkspaceSlot() {
+    if (fd_ >= 0) ::close(fd_);  // closing the descriptor releases the flock
 }
 
 std::vector<std::string> grade_command(const Workspace& ws, const std::string& lab, const std::string& mode,

@@ -4,6 +4,7 @@
 // submission can never change how it is graded, and the graders and the reference are built once.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,9 @@ struct WorkspaceSpec {
     std::string dir;                      // the worker's folder: tree/ and build/ go in it
     std::vector<std::string> labs;        // the labs to build (GPULAB_ONLY_LABS)
     std::vector<std::string> cmake_args;  // extra -D... for the first configure (CUDA compiler, archs, stb, boost)
+    // The grader version (the tree's commit) the copy is made from: a workspace prepared from another version is
+    // copied and configured again, never graded with (a workspace outlives the batch that prepared it).
+    std::string version;
 };
 
 class Workspace {
@@ -27,7 +31,7 @@ public:
     std::string run_dir(const std::string& student, const std::string& lab) const;  // one grading's logs
 
     // Copies the instructor's tree (without build folders, .git and earlier workspaces) and configures
-    // the build; a second call finds both done. Throws std::runtime_error with the log's tail on failure.
+    // the build; a second call (or another process, for the same version) finds both done. Throws std::runtime_error with the log's tail on failure.
     void prepare();
 
     // Puts one submission's files for `lab` in place: starter/<lab>/ back to the instructor's files, then
@@ -38,6 +42,35 @@ public:
 private:
     WorkspaceSpec spec_;
     std::string tree_, scratch_, build_;
+};
+
+// Whether a user other than the owner may reach `path`: every folder from / down to it lets others through.
+bool reachable_by_others(const std::filesystem::path& path);
+
+// Where the workspaces go when the instructor names no folder (--workspaces): <out>/work, unless the grader runs
+// as root (the sandboxed code then runs as an unprivileged user) and that user could not reach it: a checkout
+// under a folder only root may enter, such as what mktemp -d makes. Then they go to a folder of their own under
+// /var/tmp (or $GPULAB_CLASS_WORK_ROOT), mode 0711 with an unguessable name, kept in <out>/work-location so a
+// resumed batch finds its workspaces again.
+std::string default_work_root(const std::string& out, bool unsandboxed);
+
+// A workspace folder taken under a lock: <root>/worker-N for the lowest N that no other process or thread holds
+// (flock on <root>/worker-N.lock). Whoever comes next to the same root takes over a workspace already prepared
+// (the graders built, minutes on a small machine) instead of building its own: a Slurm node's array tasks, one
+// after another, or a local batch run again. Released when destroyed, or by the kernel when the process dies.
+class WorkspaceSlot {
+public:
+    explicit WorkspaceSlot(const std::string& root);
+    ~WorkspaceSlot();
+    WorkspaceSlot(const WorkspaceSlot&) = delete;
+    WorkspaceSlot& operator=(const WorkspaceSlot&) = delete;
+    const std::string& dir() const { return dir_; }
+    int index() const { return index_; }
+
+private:
+    int fd_ = -1;
+    int index_ = -1;
+    std::string dir_;
 };
 
 // The gpulab-grade command that builds and grades one lab of the workspace's starter (the student's

@@ -70,8 +70,14 @@ def build_corpus(tree, build, folder):
         "mallory": ("folder-exact", edit(reference, "        out[i] = centre", "        out[i + (1 << 28)] = centre"),
                     "graded", "less"),
     }
+    hand_in(corpus, folder)
+    return corpus
+
+
+def hand_in(corpus, folder):
+    """Writes each student's submission into folder in the shape corpus gives: {student: (shape, code, ...)}."""
     os.makedirs(folder)
-    for student, (shape, code, _, _) in corpus.items():
+    for student, (shape, code, *_) in corpus.items():
         base = os.path.join(folder, student)
         if shape == "folder-exact":
             write(os.path.join(base, "starter", LAB, SOURCE), code)
@@ -91,7 +97,6 @@ def build_corpus(tree, build, folder):
             with tarfile.open(base + ".tar.gz", "w:gz") as t:
                 t.add(os.path.join(staging, "lab1"), arcname="lab1")
             shutil.rmtree(staging)
-    return corpus
 
 
 def gradebook(out):

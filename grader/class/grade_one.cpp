@@ -1,0 +1,247 @@
+#include "grade_one.h"
+
+#include "child_process.h"
+#include "reports.h"
+#include "sandbox.h"
+#include "text_file.h"
+
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+namespace gpulab::grade_class {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+int GpuPool::take() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ready_.wait(lock, [&] { return !free_.empty(); });
+    const int gpu = free_.back();
+    free_.pop_back();
+    return gpu;
+}
+
+void GpuPool::give_back(int gpu) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        free_.push_back(gpu);
+    }
+    ready_.notify_one();
+}
+
+namespace {
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Runs argv (already wrapped in the sandbox), its output into `log`, killed after `limit_s`.
+runner::ExitStatus run_logged(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                              const fs::path& log, int limit_s) {
+    const auto started = Clock::now();
+    return runner::run_child({argv, env, log.string(), {}},
+                             [&] { return Clock::now() - started < std::chrono::seconds(limit_s); });
+}
+
+// The build targets of a lab's starter in this workspace (from the build's lab manifest).
+std::vector<std::string> starter_targets(const Workspace& ws, const std::string& lab) {
+    const nlohmann::json manifest = nlohmann::json::parse(runner::read_text(fs::path(ws.build()) / "gpulab-labs" / (lab + ".json")));
+    std::vector<std::string> targets;
+    for (const auto& [mode, build] : manifest.at("solutions").at("starter").items())
+        if (build.is_object() && build.contains("target")) targets.push_back(build.at("target"));
+    return targets;
+}
+
+
+// One step (a build, a grading) of a submission in the sandbox: the workspace's tree read-only, its scratch
+// (build folder and run logs) the only writable place, the batch's own files hidden.
+// The build tools as this process finds them on its PATH (cmake, a compiler, nvcc): the sandbox's PATH starts
+// with their folders, and their installations stay readable even where they live under a hidden folder
+// (a cmake installed into /root/.local, say).
+struct Toolchain {
+    std::string path_prefix;
+    std::vector<std::string> installations;
+};
+
+const Toolchain& toolchain() {
+    static const Toolchain found = [] {
+        Toolchain t;
+        const char* path = std::getenv("PATH");
+        std::stringstream dirs(path ? path : "");
+        std::vector<std::string> seen;
+        for (const char* tool : {"cmake", "ctest", "c++", "g++", "nvcc", "make", "gmake", "ninja"}) {
+            dirs.clear();
+            dirs.seekg(0);
+            for (std::string dir; std::getline(dirs, dir, ':');) {
+                const fs::path candidate = fs::path(dir) / tool;
+                if (dir.empty() || ::access(candidate.c_str(), X_OK) != 0) continue;
+                if (std::find(seen.begin(), seen.end(), dir) == seen.end()) {
+                    seen.push_back(dir);
+                    t.path_prefix += dir + ":";
+                }
+                // <prefix>/bin/<tool>: the whole prefix (cmake's modules live in <prefix>/share).
+                const fs::path prefix = fs::canonical(candidate).parent_path().parent_path();
+                if (std::find(t.installations.begin(), t.installations.end(), prefix.string()) == t.installations.end())
+                    t.installations.push_back(prefix.string());
+                break;
+            }
+        }
+        return t;
+    }();
+    return found;
+}
+
+SandboxSpec sandbox_spec(const GradingContext& c, const Workspace& ws, bool gpu, const std::map<std::string, std::string>& env) {
+    SandboxSpec spec;
+    spec.path = toolchain().path_prefix + spec.path;
+    for (const std::string& prefix : toolchain().installations)
+        if (prefix != "/usr" && prefix != "/" && prefix != "/usr/local") spec.read_only_paths.push_back(prefix);
+    spec.isolation = c.options.unsandboxed ? Isolation::Unsandboxed : Isolation::Bubblewrap;
+    spec.instructor_tree = ws.tree();
+    spec.scratch = ws.scratch();
+    const fs::path out = fs::absolute(c.options.out);
+    // slurm/: the shards and the other students' result files of a cluster batch (slurm_submit.cpp).
+    spec.hidden_paths = {fs::absolute(c.options.submissions).string(), (out / "db").string(), (out / "students").string(),
+                         (out / "work" / "intake").string(), (out / "slurm").string()};
+    spec.needs_gpu = gpu;
+    spec.limits.cpu_seconds = long(c.options.lab_time_limit_s) * 4;  // a build uses several cores
+    spec.limits.wall_seconds = c.options.lab_time_limit_s;
+    spec.env = env;
+    return spec;
+}
+
+std::vector<std::string> wrapped(const GradingContext& c, const Workspace& ws, bool gpu, const std::map<std::string, std::string>& env,
+                                 const std::vector<std::string>& argv) {
+    return sandboxed_command(sandbox_spec(c, ws, gpu, env), argv);
+}
+
+}  // namespace
+
+LabResult grade_one(GradingContext& c, Workspace& ws, const WorkItem& item, const std::string& worker) {
+    const Submission& sub = c.submissions.at(item.submission.student);
+    const LabFiles* files = sub.lab(item.submission.lab);
+    LabResult r;
+    r.student = item.submission.student;
+    r.lab = item.submission.lab;
+    r.content_hash = item.submission.content_hash;
+    r.grader_version = c.options.grader_version;
+    r.seed = std::stoull(c.seed);
+    r.worker = worker;
+
+    std::vector<std::pair<std::string, std::string>> placed(files->files.begin(), files->files.end());
+    ws.place(r.lab, placed);
+    const fs::path out_dir = ws.run_dir(r.student, r.lab);
+    fs::remove_all(out_dir);
+    fs::create_directories(out_dir);
+    prepare_scratch(sandbox_spec(c, ws, false, {}));  // the sandbox's user may write the build folder and the logs
+
+    // Build first, outside any GPU's turn: builds run in parallel on the CPU cores.
+    const auto build_start = Clock::now();
+    bool built = true;
+    for (const std::string& target : starter_targets(ws, r.lab)) {
+        const runner::ExitStatus status =
+            run_logged(wrapped(c, ws, false, {}, {"cmake", "--build", ws.build(), "--target", target}), {},
+                       out_dir / "build-step.log", c.options.lab_time_limit_s);
+        built = built && status.exited && status.code == 0;
+    }
+    r.build_seconds = seconds_since(build_start);
+
+    // Grade: on a GPU, one at a time per GPU. A failed build is graded without --no-build: gpulab-grade
+    // tries it again, fails the same way and reports the compiler's message; nothing of it runs.
+    std::vector<std::string> argv = grade_command(ws, r.lab, c.options.mode, c.seed, out_dir.string(), c.options.max_hangs);
+    if (built) argv.push_back("--no-build");
+    const bool on_gpu = c.options.mode == "gpu";
+    std::map<std::string, std::string> env;
+    int gpu = -1;
+    if (on_gpu) {
+        c.progress->started(r.student + " " + r.lab + ": waiting for a GPU");
+        gpu = c.gpus->take();
+        env["CUDA_VISIBLE_DEVICES"] = std::to_string(gpu);
+        r.worker += ":gpu" + std::to_string(gpu);
+    }
+    c.progress->started(r.student + " " + r.lab + (on_gpu ? ": grading on GPU " + std::to_string(gpu) : ": grading"));
+    const auto run_start = Clock::now();
+    const runner::ExitStatus status = run_logged(wrapped(c, ws, on_gpu, env, argv), {}, out_dir / "grade.log",
+                                                 c.options.lab_time_limit_s);
+    if (on_gpu) c.gpus->give_back(gpu);
+    r.run_seconds = seconds_since(run_start);
+
+    // The raw results beside the student's feedback (hidden from other submissions' code, unlike the run
+    // folder): summary.json, the grader's log and GoogleTest's JUnit XML.
+    const fs::path raw = fs::absolute(c.options.out) / "students" / r.student / "raw" / r.lab;
+    fs::remove_all(raw);
+    fs::create_directories(raw);
+    if (fs::exists(out_dir / "summary.json")) fs::copy_file(out_dir / "summary.json", raw / "summary.json");
+    if (fs::is_directory(out_dir / r.lab))
+        for (const auto& entry : fs::directory_iterator(out_dir / r.lab))
+            if (entry.is_regular_file() && (entry.path().extension() == ".xml" || entry.path().filename() == "tests.log"))
+                fs::copy_file(entry.path(), raw / entry.path().filename());
+
+    const fs::path summary_path = out_dir / "summary.json";
+    if (!fs::exists(summary_path)) {
+        r.status = status::grader_error;
+        r.result = {{"grader_error", "gpulab-grade ended (" + status.describe() + ") without a summary; the end of its log:\n" +
+                                         runner::tail_of(runner::read_text(out_dir / "grade.log"), 2000)}};
+        return r;
+    }
+    const nlohmann::json summary = nlohmann::json::parse(runner::read_text(summary_path));
+    for (const nlohmann::json& lab : summary.value("labs", nlohmann::json::array()))
+        if (lab.value("lab", "") == r.lab) r.result = lab;
+    if (r.result.is_null()) {
+        r.status = status::grader_error;
+        r.result = {{"grader_error", "summary.json has no entry for " + r.lab}};
+        return r;
+    }
+    r.status = status_of(r.result);
+    r.points = r.result.value("points", 0.0);
+    r.max_points = r.result.value("max_points", 0.0);
+    if (summary.contains("device") && summary.at("device").is_object()) {
+        const nlohmann::json& d = summary.at("device");
+        if (!d.value("emulated", false)) r.gpu_name = d.value("name", "");
+        if (d.contains("driver_version")) r.driver_version = d.at("driver_version").dump();
+    }
+    return r;
+}
+
+// A submission-lab the intake found nothing (or nothing readable) for: stored without building anything.
+LabResult without_files(const GradingContext& c, const WorkItem& item, const Submission& sub, double max_points) {
+    LabResult r;
+    r.student = item.submission.student;
+    r.lab = item.submission.lab;
+    r.content_hash = item.submission.content_hash;
+    r.status = status::empty;
+    r.max_points = max_points;
+    r.grader_version = c.options.grader_version;
+    r.seed = std::stoull(c.seed);
+    r.worker = "intake";
+    r.result = {{"lab", r.lab}, {"points", 0}, {"max_points", max_points},
+                {"empty_because", sub.problem.empty() ? "the submission has none of this lab's files" : sub.problem}};
+    return r;
+}
+
+std::vector<WorkItem> store_empty_labs(GradingContext& c, ResultsDb& db, const std::vector<WorkItem>& work) {
+    std::vector<WorkItem> to_build;
+    for (const WorkItem& item : work) {
+        if (item.submission.content_hash == "empty") {
+            const Submission& sub = c.submissions.at(item.submission.student);
+            db.store(without_files(c, item, sub, lab_max_points(c.options.tree, item.submission.lab)));
+            c.progress->finished(item.submission.student + " " + item.submission.lab + ": empty", true);
+        } else {
+            to_build.push_back(item);
+        }
+    }
+    return to_build;
+}
+
+double lab_max_points(const std::string& tree, const std::string& lab) {
+    const nlohmann::json config = nlohmann::json::parse(runner::read_text(fs::path(tree) / "labs" / lab / "lab.json"));
+    double total = 0;
+    for (const nlohmann::json& t : config.at("tests")) total += t.value("points", 0.0);
+    return total;
+}
+
+}  // namespace gpulab::grade_class

@@ -1,0 +1,54 @@
+// Grading one submission-lab in a prepared workspace, inside the sandbox: what a worker of a local batch and a
+// Slurm array task (slurm_task.cpp) both do, so that both give the same verdicts.
+#pragma once
+
+#include "batch.h"
+#include "intake.h"
+#include "progress.h"
+#include "results_db.h"
+#include "workspace.h"
+
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace gpulab::grade_class {
+
+// One GPU per grading at a time: timing must not share a GPU.
+class GpuPool {
+public:
+    explicit GpuPool(std::vector<int> gpus) : free_(std::move(gpus)) {}
+    int take();
+    void give_back(int gpu);
+
+private:
+    std::mutex mutex_;
+    std::condition_variable ready_;
+    std::vector<int> free_;
+};
+
+// What every grading of a batch shares: the options, the students' files as the intake took them, the seed.
+struct GradingContext {
+    const BatchOptions& options;
+    std::map<std::string, Submission> submissions;
+    std::string seed;
+    Progress* progress = nullptr;
+    GpuPool* gpus = nullptr;
+};
+
+// Builds and grades one submission-lab in `ws`; `worker` names who graded it (host, worker, GPU). Never throws
+// for what the student's code did: that is the result's status.
+LabResult grade_one(GradingContext& c, Workspace& ws, const WorkItem& item, const std::string& worker);
+
+// A submission-lab the intake found nothing (or nothing readable) for: stored without building anything.
+LabResult without_files(const GradingContext& c, const WorkItem& item, const Submission& sub, double max_points);
+
+// Stores the submission-labs of `work` that have no files at once (nothing to build) and returns the others.
+std::vector<WorkItem> store_empty_labs(GradingContext& c, ResultsDb& db, const std::vector<WorkItem>& work);
+
+// The points a lab is worth (labs/<lab>/lab.json).
+double lab_max_points(const std::string& tree, const std::string& lab);
+
+}  // namespace gpulab::grade_class

@@ -41,7 +41,12 @@ std::vector<LabSpec> graded_labs(const BatchOptions& options) {
 
 void add_default_cuda_compiler(BatchOptions& options) {
     for (const std::string& arg : options.cmake_args)
-        if (arg.rfind("-DCMAKE_CUDA_COMPILER", 0) == 0) return;
+        if (arg.rfind("-DCMAKE_CUDA_COMPILER", 0) == 0 || arg.rfind("-DGPULAB_CUDA=", 0) == 0) return;
+    // A class graded in CPU execution mode runs no nvcc build: leaving them out halves a workspace's build.
+    if (options.mode == "cpu") {
+        options.cmake_args.push_back("-DGPULAB_CUDA=OFF");
+        return;
+    }
     if (std::getenv("CUDACXX") == nullptr && fs::exists("/usr/local/cuda/bin/nvcc"))
         options.cmake_args.push_back("-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc");
 }

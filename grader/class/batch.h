@@ -65,7 +65,8 @@ std::string workspaces_root(const BatchOptions& options);
 WorkspaceSpec workspace_spec(const BatchOptions& options, const std::vector<LabSpec>& specs, const std::string& dir);
 
 // Adds -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc to the workspaces' configure where that nvcc exists here
-// and neither CUDACXX nor a --cmake-arg names another (CMake would not look in /usr/local/cuda by itself).
+// and neither CUDACXX nor a --cmake-arg names another (CMake would not look in /usr/local/cuda by itself);
+// in CPU execution mode -DGPULAB_CUDA=OFF instead, since nothing nvcc builds would run.
 void add_default_cuda_compiler(BatchOptions& options);
 
 // This machine's short host name (what Slurm calls the node).

@@ -63,6 +63,9 @@ function(_gpulab_add_solution lab name source_dir sources expect shared)
         if(NOT compiles)
             set_target_properties(${target} PROPERTIES EXCLUDE_FROM_ALL ON)
         endif()
+        if(mode STREQUAL "gpu" AND NOT GPULAB_GPU_VARIANTS AND NOT name STREQUAL "reference" AND NOT name STREQUAL "starter")
+            set_target_properties(${target} PROPERTIES EXCLUDE_FROM_ALL ON)
+        endif()
         # Only gpulab_lab_api() is exported; the student's and the reference's identical names stay
         # private to their libraries and bind to themselves.
         set_target_properties(${target} PROPERTIES

@@ -36,24 +36,27 @@ if [ -n "$leftover" ]; then
 fi
 python3 "$here/check_no_reference.py" "$release" "$repo"
 
-# grade <solution> <requirement>: the release's make grade in CPU execution mode, which must exit 2 (graded
-# without a GPU); then the same grade held to the requirement make test holds the instructor's tree to
-# (gpulab-grade --require: starter = builds, never crashes, fails its TODOs; full = every point CPU mode grades).
-grade() {
-    local status=0
-    echo "== make grade SOLUTION=$1 MODE=cpu (in the unpacked release)"
-    make grade SOLUTION="$1" MODE=cpu > "$work/grade-$1.log" 2>&1 || status=$?
-    sed -n '/^== Summary/,$p' "$work/grade-$1.log"
-    if [ "$status" -ne 2 ]; then
-        tail -n 80 "$work/grade-$1.log"
-        echo "FAIL: make grade SOLUTION=$1 MODE=cpu exited $status, not 2 (graded without a GPU)"
-        exit 1
-    fi
-    build/gpulab-grade --build-dir build --solution "$1" --mode cpu --no-build --no-timing --require "$2" \
+# What a student types first: the release's make grade in CPU execution mode, which builds the graders and
+# must exit 2 (graded without a GPU).
+status=0
+echo "== make grade MODE=cpu (in the unpacked release)"
+make grade MODE=cpu > "$work/grade-starter.log" 2>&1 || status=$?
+sed -n '/^== Summary/,$p' "$work/grade-starter.log"
+if [ "$status" -ne 2 ]; then
+    tail -n 80 "$work/grade-starter.log"
+    echo "FAIL: make grade MODE=cpu exited $status, not 2 (graded without a GPU)"
+    exit 1
+fi
+
+# require <solution> <requirement>: graded again, held to the requirement make test holds the instructor's tree
+# to (gpulab-grade --require: starter = builds, never crashes, fails its TODOs; full = every point CPU mode
+# grades). The reference is graded only here: make grade's path is the starter's above.
+require() {
+    build/gpulab-grade --build-dir build --solution "$1" --mode cpu --no-build --no-timing --no-reports --require "$2" \
         --out "$work/require-$1" > "$work/require-$1.log" 2>&1 ||
         { tail -n 60 "$work/require-$1.log"; echo "FAIL: the $1 in the release does not meet --require $2"; exit 1; }
     echo "ok: the $1 meets --require $2"
 }
-grade starter starter
-grade reference full
+require starter starter
+require reference full
 echo "ok: the release builds from its tarball, holds no reference source, and grades the starter and the reference"

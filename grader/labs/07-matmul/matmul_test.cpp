@@ -229,8 +229,9 @@ TEST(Technique, TiledUsesSharedMemory) {
 }
 
 // Reads of A and B per multiply-add by one launch, counted exactly in CPU execution mode (skips the test
-// where it cannot count).
-double reads_per_multiply_add(const MatmulApi& api, Kernel kernel, const Shape& s) {
+// where it cannot count). `launch_seen`, where given, receives the launch that covers C (the most blocks).
+double reads_per_multiply_add(const MatmulApi& api, Kernel kernel, const Shape& s,
+                              gpulab::RecordedLaunch* launch_seen = nullptr) {
     auto rng = gpulab::Rng::for_current_test();
     const Inputs in = random_inputs(rng, s);
     const std::vector<float>& b = in.b_for(kernel);
@@ -242,7 +243,15 @@ double reads_per_multiply_add(const MatmulApi& api, Kernel kernel, const Shape& 
         gpulab::check_student_launch(call_text(kernel, s));
     };
     // One buffer at a time: the counter watches one range.
+    std::optional<gpulab::LaunchRecorder> recorder;
+    if (launch_seen) recorder.emplace();
     const gpulab::ReadCount a_reads = gpulab::count_device_reads(d_a.data(), in.a.size() * sizeof(float), launch);
+    if (launch_seen) {
+        const auto blocks = [](const gpulab::RecordedLaunch& l) { return 1ull * l.grid.x * l.grid.y * l.grid.z; };
+        for (const gpulab::RecordedLaunch& l : recorder->launches())
+            if (blocks(l) > blocks(*launch_seen)) *launch_seen = l;
+        recorder.reset();
+    }
     const gpulab::ReadCount b_reads = gpulab::count_device_reads(d_b.data(), b.size() * sizeof(float), launch);
     for (const gpulab::ReadCount* c : {&a_reads, &b_reads})
         if (!c->available) {
@@ -262,6 +271,7 @@ TEST(Technique, ComputesFromSharedTiles) {
     const double bound = section("technique").at("max_reads_per_multiply_add");
     double worst = -1, naive_at_worst = 2;
     std::string worst_call, too_few;
+    gpulab::RecordedLaunch worst_launch;
     Kernel worst_kernel = Kernel::tiled;
     Shape worst_shape{};
     std::ostringstream figure;
@@ -270,10 +280,13 @@ TEST(Technique, ComputesFromSharedTiles) {
     shapes.push_back({drawn[0], drawn[1], drawn[2]});  // and one nobody can predict
     for (Kernel kernel : {Kernel::tiled, Kernel::tiled_bt})
         for (const Shape& s : shapes) {
-            const double per_mad = reads_per_multiply_add(student(), kernel, s);
+            gpulab::RecordedLaunch seen;
+            const double per_mad = reads_per_multiply_add(student(), kernel, s, &seen);
             if (HasFailure()) return;
             figure << (figure.tellp() ? ", " : "") << kernel_name(kernel) << " " << s.name() << " " << fixed(per_mad, 3);
-            if (per_mad > worst) worst = per_mad, worst_call = call_text(kernel, s), worst_kernel = kernel, worst_shape = s;
+            if (per_mad > worst)
+                worst = per_mad, worst_call = call_text(kernel, s), worst_kernel = kernel, worst_shape = s,
+                worst_launch = seen;
             // Every element of A and B must be read at least once to compute C: fewer reads mean C did not
             // come from a kernel (a launch that computes on the host reads nothing on the device).
             const double floor = (double(s.m) * s.k + double(s.k) * s.n) / s.multiply_adds();
@@ -303,9 +316,21 @@ TEST(Technique, ComputesFromSharedTiles) {
                   "shared memory but still reads A or B from global memory in its inner loop. After __syncthreads(), "
                   "multiply a_tile and b_tile.";
             break;
-        default:
-            why = "Some operands still come from global memory, or the tiles are very small: 16 x 16 tiles read about "
-                  "0.125 floats per multiply-add, 32 x 32 tiles 0.0625 (a naive kernel " + fixed(naive_at_worst, 2) + ").";
+        default: {
+            // From the student's own launch: a block that loads the rows of A and the columns of B its tile of C
+            // needs, once each, reads every element of A once per block column and of B once per block row.
+            const double ideal = double(std::min<int>(worst_launch.grid.x, worst_shape.n)) / worst_shape.n +
+                                 double(std::min<int>(worst_launch.grid.y, worst_shape.m)) / worst_shape.m;
+            why = "Your launch at " + worst_shape.name() + " has " + std::to_string(worst_launch.grid.x) + " x " +
+                  std::to_string(worst_launch.grid.y) + " blocks (x along the columns of C); blocks that each read "
+                  "the rows of A and the columns of B of their tile once would read " + fixed(ideal, 3) +
+                  " floats per multiply-add" +
+                  (ideal > bound ? ", over the bar already: give each block a larger tile of C (16 x 16 tiles read "
+                                   "about 0.125 per multiply-add)."
+                                 : ". Yours reads more: some operands still come from global memory in the inner "
+                                   "loop, or tiles are loaded more than once (a naive kernel reads " +
+                                       fixed(naive_at_worst, 2) + ").");
+        }
     }
     GPULAB_EXPECT(too_few.empty()) << too_few << ": C was not computed from A and B by a kernel. The tiled launch must "
                                    << "compute C on the GPU, in your tiled kernel.";

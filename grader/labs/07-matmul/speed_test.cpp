@@ -73,9 +73,9 @@ const char* speed_hint(Kernel kernel) {
             return "Is col taken from the x dimension (threadIdx.x), so that a warp reads 32 neighbouring floats of a "
                    "row of B in one go? With threadIdx.x on rows, the 32 threads read 32 rows of B, n floats apart.";
         case Kernel::tiled:
-            return "Is the tile 16 x 16 or 32 x 32, with threadIdx.x along the columns of C (coalesced tile loads), "
+            return "Is the tile at least 16 x 16, with threadIdx.x along the columns of C (coalesced tile loads), "
                    "and does the inner loop run over the tile width with nothing but two shared-memory reads and a "
-                   "multiply-add?";
+                   "multiply-add (or, with register blocking, a few reads for many multiply-adds)?";
         default:
             return "Does a warp read neighbouring floats of one row of Bt when it loads the tile (coalesced), and does "
                    "the shared array for Bt's tile have one extra column ([TILE][TILE + 1]), so that threads reading "
@@ -190,7 +190,7 @@ TEST(Speed, TiledOverNaive) {
                                 << " ms against " << fixed(pooled[2].median(), 3) << " ms); the reference's tiled kernel "
                                 << "manages " << fixed(theirs, 2) << "x, and the bar is " << fixed(bar, 2)
                                 << "x. Tiling pays when each float loaded into shared memory is used TILE times: is "
-                                   "your tile 16 x 16 or 32 x 32, and are the tile loads coalesced (threadIdx.x "
+                                   "your tile at least 16 x 16, and are the tile loads coalesced (threadIdx.x "
                                    "along a row)?";
 }
 

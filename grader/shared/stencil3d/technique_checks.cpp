@@ -11,6 +11,7 @@
 #include "gpulab/random.h"
 #include "gpulab/read_counter.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace stencil3d_grading {
@@ -95,7 +96,8 @@ std::string structure(Technique t) {
             GPULAB_EXPECT(per_thread >= spec.at("tiled_min_shared_per_thread").get<double>() &&
                           per_thread < spec.at("coarsened_min_shared_per_thread").get<double>())
                 << seen << ". Register tiling keeps only the current plane in shared memory (IN_TILE^2 values, one per "
-                << "thread); the planes below and above are each thread's own registers. "
+                << "thread; two for a double-buffered plane); the planes below and above are each thread's own "
+                << "registers. "
                 << (per_thread >= 2.5 ? "Yours keeps about three planes in shared memory: that is lab 05's coarsened "
                                         "kernel."
                                       : "Yours keeps less than one value per thread: where does the current plane live?");
@@ -112,8 +114,45 @@ std::string structure(Technique t) {
     return fixed(per_thread, 2) + " shared/thread, " + fixed(planes_per_thread, 1) + " z-planes a thread";
 }
 
+// What a kernel launched like `l` would read per interior cell of `g` if each block loaded its own cells and
+// the one-cell halo around them once: along each axis the interior is shared among the blocks along it (for a
+// kernel coarsened in z, the chunks of planes), and each block adds two halo cells (planes) to its share.
+double tile_reads_per_cell(const gpulab::RecordedLaunch& l, const Grid3& g) {
+    const double blocks[3] = {double(l.grid.x), double(l.grid.y), double(l.grid.z)};
+    const double cells[3] = {double(g.nx - 2), double(g.ny - 2), double(g.nz - 2)};
+    double reads = 1;
+    for (int a = 0; a < 3; ++a) reads *= 1 + 2 * std::min(blocks[a], cells[a]) / cells[a];
+    return reads;
+}
+
+// The launch that covers the grid: the one with the most blocks.
+gpulab::RecordedLaunch widest_launch(const std::vector<gpulab::RecordedLaunch>& launches) {
+    gpulab::RecordedLaunch widest;
+    const auto blocks = [](const gpulab::RecordedLaunch& l) { return 1ull * l.grid.x * l.grid.y * l.grid.z; };
+    for (const auto& l : launches)
+        if (blocks(l) > blocks(widest)) widest = l;
+    return widest;
+}
+
+// The advice for a kernel that reads fewer times than the naive one but more than the bar allows, from its
+// own launch: whether its tiles are too small, or its tiles are fine and some values come from global memory.
+std::string tiling_advice(const gpulab::RecordedLaunch& l, const Grid3& g, double bound) {
+    const double ideal = tile_reads_per_cell(l, g);
+    std::ostringstream out;
+    out << "Your launch at " << g.name() << " has " << l.grid.x << " x " << l.grid.y << " x " << l.grid.z
+        << " blocks; if each block loaded its own cells and the one-cell halo around them once, that would be "
+        << fixed(ideal, 2) << " reads per cell";
+    if (ideal > bound)
+        out << ", over the bar already: give each block more cells (a larger tile, or more planes per block).";
+    else
+        out << ". Yours reads more: some neighbours still come from global memory instead of shared memory (or "
+               "registers), or blocks load cells more than once.";
+    return out.str();
+}
+
 template <typename T>
-void reads(Technique t, Precision p, double* worst, std::string* figure, std::string* worst_call) {
+void reads(Technique t, Precision p, double* worst, std::string* figure, std::string* worst_call,
+           std::string* worst_advice, double bound) {
     const gpulab::Json& spec = section("technique").at("reads");
     std::vector<Grid3> grids;
     for (const gpulab::Json& size : spec.at("sizes")) grids.push_back(grid_of(size));
@@ -126,6 +165,7 @@ void reads(Technique t, Precision p, double* worst, std::string* figure, std::st
         gpulab::GuardedDeviceArray<T> d_in(g.cells()), d_out(g.cells());
         d_in.upload(in);
         const std::string call = call_name(t, p, g);
+        gpulab::LaunchRecorder recorder;  // CPU execution mode: the launch's grid, for the advice
         const gpulab::ReadCount count = gpulab::count_device_reads(d_in.data(), g.cells() * sizeof(T), [&] {
             student().of(t).get<T>()(d_in.data(), d_out.data(), g.nx, g.ny, g.nz, oracle::narrow<T>(c));
             gpulab::check_student_launch(call);
@@ -137,7 +177,10 @@ void reads(Technique t, Precision p, double* worst, std::string* figure, std::st
         GPULAB_ASSERT(count.host_bytes_read == 0)
             << call << " copied " << count.host_bytes_read << " bytes out of the input with cudaMemcpy while it ran.";
         const double per_cell = double(count.reads) / double(g.interior_cells());
-        if (per_cell > *worst) *worst = per_cell, *worst_call = call;
+        if (per_cell > *worst) {
+            *worst = per_cell, *worst_call = call;
+            *worst_advice = tiling_advice(widest_launch(recorder.launches()), g, bound);
+        }
         *figure += (figure->empty() ? "" : ", ") + fixed(per_cell, 2) + " at " + g.name() + " " + precision_name(p);
     }
 }
@@ -169,10 +212,10 @@ void check_reads(Technique t) {
     GPULAB_REQUIRE_READ_COUNTER();
     const double bound = section("technique").at("reads").at("max_per_cell");
     double worst = -1;
-    std::string figure, worst_call;
-    reads<float>(t, Precision::f32, &worst, &figure, &worst_call);
+    std::string figure, worst_call, advice;
+    reads<float>(t, Precision::f32, &worst, &figure, &worst_call, &advice, bound);
     if (testing::Test::IsSkipped() || testing::Test::HasFatalFailure()) return;
-    reads<double>(t, Precision::f64, &worst, &figure, &worst_call);
+    reads<double>(t, Precision::f64, &worst, &figure, &worst_call, &advice, bound);
     if (testing::Test::IsSkipped() || testing::Test::HasFatalFailure()) return;
     gpulab::record_figure(figure + " reads/cell (naive: 7)", "<= " + fixed(bound, 1) + " global reads of the input per cell");
     std::ostringstream why;
@@ -186,9 +229,7 @@ void check_reads(Technique t) {
                "neighbours from global memory. After __syncthreads(), take them from the __shared__ array"
             << (t == Technique::register_tiled ? " (x and y neighbours) and your registers (z neighbours)." : ".");
     else
-        why << "Some neighbours still come from global memory instead of shared memory (or registers), or the tile is "
-               "very small: an 8 x 8 x 8 input tile reads about 2.4 times per cell, a 32 x 32 tile coarsened in z "
-               "about 1.2 times.";
+        why << advice;
     GPULAB_EXPECT(worst <= bound) << worst_call << " reads its input " << fixed(worst, 2)
                                   << " times per interior cell (counted exactly in CPU execution mode; allowed: at most "
                                   << fixed(bound, 1) << "). " << why.str();

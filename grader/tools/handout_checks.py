@@ -1207,7 +1207,7 @@ def check_prose(lab, config, prose, spec, readme_path, show=False):
                 ok = same_numbers([float(x) for x in stated], [float(x) for x in expected])
             if not ok:
                 problems.append(f"{readme_path}:{line}: {lab}: {check.test}: the handout says "
-                                f"'{m.group(0).strip()[:120]}', but lab.json ({', '.join(check.paths)}) gives "
+                                f"'{' '.join(m.group(0).split())[:120]}', but lab.json ({', '.join(check.paths)}) gives "
                                 f"{', '.join(fmt_value(get_path(config, p)) for p in check.paths)}")
     return problems
 

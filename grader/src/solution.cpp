@@ -37,16 +37,22 @@ const void* open_library(const char* path, const std::string& expected_lab) {
 }
 
 const void* open_api(Role role, const std::string& expected_lab) {
-    const auto given = handed_over().find(role);
-    const char* path = given != handed_over().end() ? given->second.c_str() : std::getenv(env_name(role));
-    if (!path || !*path)
+    const std::string path = solution_library_path(role);
+    if (path.empty())
         throw std::runtime_error(std::string(env_name(role)) +
                                  " is not set: run the grader through `make grade` (gpulab-grade), which builds "
                                  "the solution and tells the tests where it is");
-    return open_library(path, expected_lab);
+    return open_library(path.c_str(), expected_lab);
 }
 
 }  // namespace
+
+std::string solution_library_path(Role role) {
+    const auto given = handed_over().find(role);
+    if (given != handed_over().end()) return given->second;
+    const char* path = std::getenv(env_name(role));
+    return path ? path : "";
+}
 
 void set_companion_references(const std::map<std::string, std::string>& by_lab) { companions() = by_lab; }
 

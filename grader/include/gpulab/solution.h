@@ -28,6 +28,10 @@ enum class Role { student, reference };
 // $GPULAB_REFERENCE_LIB.
 void set_solution_libraries(const std::string& student, const std::string& reference);
 
+// The path of the student's or the reference's library (as handed over, else from the environment); "" when
+// neither says. The sanitizer test starts a process of its own on the student's library (sanitizer_check.h).
+std::string solution_library_path(Role role);
+
 // The reference libraries of other labs (lab.json "companions": the 3D stencil labs' progression table
 // times every technique's reference), by lab name, as gpulab-grade hands them over.
 void set_companion_references(const std::map<std::string, std::string>& by_lab);

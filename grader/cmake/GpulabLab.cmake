@@ -118,13 +118,60 @@ function(_gpulab_add_prebuilt_reference lab reference_dir sources)
     set(_gpulab_separator ", " PARENT_SCOPE)
 endfunction()
 
+# The lab's expert kernels (lab.json "expert": {"dir": "expert/<name>", "sources": [...]}), instructor-only:
+# the fastest honest kernels we could write for the lab's timed work, timed beside the student's on the
+# roofline report (never a bar for points). One GPU library exporting the lab's expert table
+# (grader/labs/<lab>/expert_export.cpp, or grader/shared/<shared>/expert_export.cpp where labs share one),
+# loaded by the grader as the companion "<lab>/expert". A tree without the expert sources (a student release)
+# has none, and the report says so. Sets `expert_entry` in the caller (the manifest's "expert" field, or "").
+function(_gpulab_add_expert lab config_text shared)
+    set(expert_entry "" PARENT_SCOPE)
+    string(JSON dir ERROR_VARIABLE no_expert GET "${config_text}" expert dir)
+    if(no_expert OR NOT GPULAB_HAVE_CUDA OR NOT EXISTS ${PROJECT_SOURCE_DIR}/${dir})
+        return()
+    endif()
+    string(JSON count LENGTH "${config_text}" expert sources)
+    math(EXPR last "${count} - 1")
+    set(sources "")
+    foreach(i RANGE ${last})
+        string(JSON source GET "${config_text}" expert sources ${i})
+        if(NOT EXISTS ${PROJECT_SOURCE_DIR}/${dir}/${source})
+            return()
+        endif()
+        list(APPEND sources ${PROJECT_SOURCE_DIR}/${dir}/${source})
+    endforeach()
+    set(export ${PROJECT_SOURCE_DIR}/grader/labs/${lab}/expert_export.cpp)
+    if(NOT EXISTS ${export} AND shared)
+        set(export ${PROJECT_SOURCE_DIR}/grader/shared/${shared}/expert_export.cpp)
+    endif()
+    set(target expert-${lab})
+    add_library(${target} SHARED ${sources} ${export})
+    target_link_libraries(${target} PRIVATE CUDA::cudart)
+    target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/${dir} ${PROJECT_SOURCE_DIR}/labs/${lab}
+        ${PROJECT_SOURCE_DIR}/labs/common ${PROJECT_SOURCE_DIR}/grader/include ${PROJECT_SOURCE_DIR}/grader/labs/${lab})
+    if(shared)
+        target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/grader/shared/${shared})
+    endif()
+    target_compile_definitions(${target} PRIVATE GPULAB_EXPERT_OF="${lab}/expert")
+    set_target_properties(${target} PROPERTIES
+        CXX_VISIBILITY_PRESET hidden
+        CUDA_VISIBILITY_PRESET hidden
+        VISIBILITY_INLINES_HIDDEN ON
+        LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/solutions/${lab}/expert/gpu
+        OUTPUT_NAME expert)
+    target_link_options(${target} PRIVATE -Wl,-Bsymbolic -Wl,--no-undefined)
+    add_dependencies(gpulab_graders ${target})
+    set(expert_entry "\"gpu\": {\"target\": \"${target}\", \"library\": \"$<TARGET_FILE:${target}>\"}" PARENT_SCOPE)
+endfunction()
+
 # The lab's grader binary for one way of running kernels. lab.json's "grader_links" names the libraries
 # one mode's grader links beyond the harness (lab 07 times cuBLAS and an OpenMP loop beside the student's
 # kernels: {"gpu": ["CUDA::cublas", "OpenMP::OpenMP_CXX"]}); the student's solution library never links them.
 function(_gpulab_add_grader lab mode harness shared config_text)
     set(grader_dir ${PROJECT_SOURCE_DIR}/grader/labs/${lab})
     file(GLOB grader_sources CONFIGURE_DEPENDS ${grader_dir}/*.cpp)
-    list(FILTER grader_sources EXCLUDE REGEX "api_export\\.cpp$")
+    # The tables compiled into the solution and expert libraries are not the grader's.
+    list(FILTER grader_sources EXCLUDE REGEX "(api|expert)_export\\.cpp$")
     set(target grade-${lab}-${mode})
     add_executable(${target} ${grader_sources} ${PROJECT_SOURCE_DIR}/grader/src/grader_main.cpp)
     target_include_directories(${target} PRIVATE ${grader_dir} ${PROJECT_SOURCE_DIR}/labs/common)
@@ -134,6 +181,7 @@ function(_gpulab_add_grader lab mode harness shared config_text)
         set(shared_target gpulab-shared-${shared}-${mode})
         if(NOT TARGET ${shared_target})
             file(GLOB shared_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/grader/shared/${shared}/*.cpp)
+            list(FILTER shared_sources EXCLUDE REGEX "expert_export\\.cpp$")
             # An object library: its tests register themselves, so none of its objects may be dropped.
             add_library(${shared_target} OBJECT ${shared_sources})
             target_include_directories(${shared_target} PUBLIC ${PROJECT_SOURCE_DIR}/grader/shared/${shared}
@@ -275,6 +323,8 @@ function(gpulab_add_lab lab)
         endforeach()
     endforeach()
 
+    _gpulab_add_expert(${lab} "${config_text}" "${shared}")
+
     set(graders "")
     if(GPULAB_HAVE_CUDA)
         _gpulab_add_grader(${lab} gpu gpulab_grader "${shared}" "${config_text}")
@@ -290,7 +340,7 @@ function(gpulab_add_lab lab)
 
     file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/gpulab-labs/${lab}.json CONTENT
 "{\"lab\": \"${lab}\", \"config\": \"${config}\", \"graders\": {${graders}},
- \"solutions\": {${_gpulab_solutions}}}
+ \"solutions\": {${_gpulab_solutions}}, \"expert\": {${expert_entry}}}
 ")
 
     # Self-checks (make test). Grading for correctness shares a GPU well, so those checks run in

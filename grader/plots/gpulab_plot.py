@@ -5,6 +5,7 @@
     gpulab_plot.py heat-maps JSON
     gpulab_plot.py matmul-study CSV [--out PNG] [--title TEXT]
     gpulab_plot.py class-overview CSV [--out PNG] [--title TEXT] [--top N]
+    gpulab_plot.py roofline JSON [--out PNG] [--title TEXT]
 
 heat2d-scaling  lab 02's scaling study: columns M, and <kernel>_ms_per_step for each kernel
                 (naive_ms_per_step, tiled_ms_per_step, ...); a log-log plot of ms per step against M.
@@ -21,7 +22,13 @@ class-overview  a graded class (grader/class/reports.h writes overview.csv): col
                 marked by status; rows "failing" (name is a test, students how many lost points on
                 it) give a bar chart of the --top (default 15) most common failing tests.
 
-For a CSV the picture goes to --out, else next to the CSV with the ending .png. Each PNG written is
+roofline        a lab's roofline report (gpulab/roofline.h writes roofline.json): {"device", "problem",
+                "roofs": {"copy_gbs", "fp32_gflops", "fp64_gflops", "int32_gops"}, "points": [{"label",
+                "role" (student, reference, expert, library), "arithmetic" (fp32, fp64, int32), "intensity",
+                "gops", or "absent": why}]}; log-log G op/s against operations per byte, under the memory
+                roof (the copy) and the compute roofs. Points not measured are listed under the plot.
+
+For a CSV or the roofline's JSON the picture goes to --out, else next to the CSV with the ending .png. Each PNG written is
 printed on stdout as "wrote PATH". Exit status: 0 drawn; 1 the data cannot be used (one line on
 stderr says why); 2 the command line is wrong; 3 matplotlib cannot be imported (the grader then
 reports the plot as skipped).
@@ -475,6 +482,77 @@ def draw_class_overview(plt, path, out, title, top):
     plt.close(fig)
 
 
+# ---- roofline -----------------------------------------------------------------------------------------
+
+ROOFLINE_ROLES = {  # how each kind of point is drawn, and its name in the legend
+    "student": ("o", "tab:red", "yours"),
+    "reference": ("s", "tab:blue", "the reference"),
+    "expert": ("*", "tab:green", "expert"),
+    "library": ("D", "tab:purple", "library"),
+}
+ROOF_NAMES = {"fp32_gflops": ("FP32 peak", "-"), "fp64_gflops": ("FP64 peak", "--"), "int32_gops": ("INT32 peak", ":")}
+
+
+def draw_roofline(plt, path, out, title):
+    doc = read_json(path)
+    roofs = field(doc, "roofs", path, "roofline")
+    copy = field(roofs, "copy_gbs", path, "roofs")
+    if not isinstance(copy, (int, float)) or copy <= 0:
+        raise DataError(f"{path}: the copy bandwidth must be a positive number, not {copy!r}")
+    points = field(doc, "points", path, "roofline")
+    measured = [p for p in points if "absent" not in p and p.get("gops", 0) > 0 and p.get("intensity", 0) > 0]
+    absent = [p for p in points if "absent" in p]
+    peaks = {key: roofs.get(key, 0) for key in ROOF_NAMES if roofs.get(key, 0) > 0}
+    used = {p.get("arithmetic") for p in points}
+    # The roofs the points are under, and FP32 and FP64 always: what the GPU offers either way.
+    shown = {k: v for k, v in peaks.items() if k != "int32_gops" or "int32" in used}
+    intensities = [p["intensity"] for p in measured] + [p.get("intensity", 0) for p in absent if p.get("intensity", 0) > 0]
+    ridge = max(list(shown.values()) + [copy]) / copy
+    lo = min(intensities + [ridge]) / 4
+    hi = max(intensities + [ridge]) * 4
+
+    fig, ax = plt.subplots(figsize=(8.5, 5.6 + 0.22 * len(absent)))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    top = max(shown.values()) if shown else copy * hi
+    by_peak = {}  # roofs of the same height share one line and one label ("FP64, INT32 peak")
+    for key, peak in shown.items():
+        by_peak.setdefault(round(peak), []).append(key)
+    for peak, keys in sorted(by_peak.items(), reverse=True):
+        names = ", ".join(ROOF_NAMES[k][0].split()[0] for k in keys)
+        ax.plot([peak / copy, hi], [peak, peak], ROOF_NAMES[keys[0]][1], color="0.25", linewidth=1.4)
+        ax.annotate(f"{names} peak {peak / 1e3:.1f} T/s", (hi, peak), textcoords="offset points", xytext=(-4, 4),
+                    ha="right", fontsize=8, color="0.25")
+    ax.plot([lo, max(shown.values(), default=copy * hi) / copy], [copy * lo, max(shown.values(), default=copy * hi)],
+            "-", color="0.25", linewidth=1.4)
+    ax.annotate(f"device copy {copy:.0f} GB/s", (lo * 1.3, copy * lo * 1.3), fontsize=8, color="0.25", rotation=0)
+    seen = set()
+    for p in measured:
+        marker, colour, legend = ROOFLINE_ROLES.get(p.get("role"), ("x", "0.4", p.get("role", "?")))
+        ax.scatter([p["intensity"]], [p["gops"]], marker=marker, color=colour, s=110 if marker == "*" else 55,
+                   zorder=3, label=None if legend in seen else legend)
+        seen.add(legend)
+        share = f" ({100 * p['of_roof']:.0f}%)" if p.get("of_roof") else ""
+        ax.annotate(p.get("label", "?") + share, (p["intensity"], p["gops"]), textcoords="offset points",
+                    xytext=(7, -3), fontsize=8)
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(min([p["gops"] for p in measured] + [copy * lo]) / 3, top * 2.5)
+    ax.set_xlabel("arithmetic intensity (operations per compulsory byte)")
+    ax.set_ylabel("G operations / s")
+    grid_lines(ax)
+    if seen:
+        ax.legend(loc="upper left", fontsize=8)
+    heading = "Roofline: " + str(doc.get("problem", ""))
+    device = doc.get("device", "")
+    ax.set_title(heading + (f"\n{device}" if device else "") + (f" ({title})" if title else ""), fontsize=10)
+    for i, p in enumerate(absent):
+        fig.text(0.01, 0.01 + 0.03 * i, f"not on the chart: {p.get('label', '?')}: {str(p['absent'])[:150]}",
+                 fontsize=7, color="0.3")
+    fig.tight_layout(rect=(0, 0.03 * len(absent), 1, 1))
+    save(fig, out)
+    plt.close(fig)
+
+
 # ---- command line -----------------------------------------------------------------------------------------
 
 
@@ -482,10 +560,11 @@ def main(argv):
     parser = argparse.ArgumentParser(prog="gpulab_plot.py", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     kinds = parser.add_subparsers(dest="kind", required=True, metavar="KIND")
-    for kind, what in (("heat2d-scaling", "lab 02's scaling CSV"), ("matmul-study", "lab 07's comparison CSV")):
+    for kind, what in (("heat2d-scaling", "lab 02's scaling CSV"), ("matmul-study", "lab 07's comparison CSV"),
+                       ("roofline", "a lab's roofline JSON")):
         sub = kinds.add_parser(kind, help=f"{what} -> a PNG")
-        sub.add_argument("data", help="the CSV file")
-        sub.add_argument("--out", help="the PNG to write (default: the CSV's path ending in .png)")
+        sub.add_argument("data", help="the data file")
+        sub.add_argument("--out", help="the PNG to write (default: the data file's path ending in .png)")
         sub.add_argument("--title", default="", help="added to the title (e.g. the GPU's name)")
     sub = kinds.add_parser("heat-maps", help="lab 02's snapshot frames (JSON) -> one PNG per frame")
     sub.add_argument("data", help="the JSON file")
@@ -513,7 +592,8 @@ def main(argv):
             draw_class_overview(plt, args.data, out, args.title, max(1, args.top))
         else:
             out = args.out or os.path.splitext(args.data)[0] + ".png"
-            draw = draw_heat2d_scaling if args.kind == "heat2d-scaling" else draw_matmul_study
+            draw = {"heat2d-scaling": draw_heat2d_scaling, "matmul-study": draw_matmul_study,
+                    "roofline": draw_roofline}[args.kind]
             draw(plt, args.data, out, args.title)
     except DataError as e:
         print(f"gpulab_plot: error: {e}", file=sys.stderr)

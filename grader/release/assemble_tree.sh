@@ -6,7 +6,7 @@
 # tree, and of those an allow-list: the top-level build files, the .ci scripts the Makefile calls, the
 # chosen labs' handouts and starters, labs/common, data/, and grader/ less the instructor-only parts
 # (planted variants, which are edits of the reference's text; class grading; this release folder).
-# Everything else, reference/ first, stays out.
+# Everything else, reference/ and expert/ first, stays out.
 set -euo pipefail
 
 if [ $# -ne 3 ]; then
@@ -45,7 +45,9 @@ ships() {  # ships <path>: whether a tracked file belongs in the release
             lab=${lab%%/*}
             chosen "$lab" || return 1
             [[ "$path" =~ ^grader/labs/[^/]+/(wrong|right|cheats)/ ]] && return 1
+            [[ "$path" =~ /expert_export\.cpp$ ]] && return 1  # the expert library's table: expert/ stays out
             return 0 ;;
+        grader/shared/*/expert_export.cpp) return 1 ;;
         grader/shared/*)
             lab=${path#grader/shared/}
             grep -qxF "${lab%%/*}" <<< "$shared" ;;

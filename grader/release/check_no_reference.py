@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Proves that a student release holds no reference source.
+"""Proves that a student release holds no reference source (nor the instructor's expert kernels, expert/,
+which are held to the same checks as reference/).
 
 usage: check_no_reference.py <unpacked release dir> <source repo>
 
@@ -35,7 +36,9 @@ WHITESPACE = re.compile(rb"\s+")
 PRINTABLE_RUN = re.compile(rb"[\x20-\x7e\t\r\n]{%d,}" % MIN_LINE)
 # What the release must never hold, in the instructor's tree: the reference, the planted variants (edits
 # of the reference), and the instructor-only parts of the grader.
-INSTRUCTOR_ONLY = re.compile(r"^(reference/|grader/labs/[^/]+/(wrong|right|cheats)/|grader/class/|grader/release/)")
+INSTRUCTOR_ONLY = re.compile(r"^(reference/|expert/|grader/labs/[^/]+/(wrong|right|cheats)/|grader/class/|grader/release/)")
+# Sources whose text must never ship: the reference, and the expert kernels of the roofline report.
+SECRET_ROOTS = ("reference/", "expert/")
 PLANTED_VARIANT = re.compile(r"^grader/labs/[^/]+/(wrong|right|cheats)/")
 
 
@@ -60,7 +63,7 @@ def distinctive_lines(repo: Path, files: list[str]) -> dict[bytes, str]:
     legit = b"\0".join(searchable_text((repo / p).read_bytes()) for p in files if not INSTRUCTOR_ONLY.match(p))
     found: dict[bytes, str] = {}
     for path in files:
-        if not path.startswith("reference/"):
+        if not path.startswith(SECRET_ROOTS):
             continue
         for number, line in enumerate((repo / path).read_bytes().splitlines(), 1):
             text = normalize(line)
@@ -81,7 +84,7 @@ def ptx_entry_lines(repo: Path, files: list[str]) -> dict[bytes, str]:
     nvcc = find_nvcc()
     if nvcc is None:
         return {}
-    sources = [p for p in files if p.startswith("reference/") and p.endswith(".cu")]
+    sources = [p for p in files if p.startswith(SECRET_ROOTS) and p.endswith(".cu")]
 
     def compile_one(path: str) -> dict[bytes, str]:
         lab = path.split("/")[1]
@@ -110,7 +113,7 @@ def check(release: Path, repo: Path) -> int:
     if not references:
         print(f"check_no_reference: {repo} tracks no reference/ files: give the instructor's repository", file=sys.stderr)
         return 2
-    by_content = {(repo / p).read_bytes(): p for p in files if p.startswith("reference/") or PLANTED_VARIANT.match(p)}
+    by_content = {(repo / p).read_bytes(): p for p in files if p.startswith(SECRET_ROOTS) or PLANTED_VARIANT.match(p)}
     lines = distinctive_lines(repo, files)
     entries = ptx_entry_lines(repo, files)
     # The JSON spelling of a line too: a planted variant carries the reference's text as JSON strings.
@@ -128,8 +131,8 @@ def check(release: Path, repo: Path) -> int:
         data = path.read_bytes()
         checked += 1
         size += len(data)
-        if name.startswith("reference/") and path.suffix in SOURCE_EXTENSIONS:
-            findings.append(f"{name}: a source file under reference/")
+        if name.startswith(SECRET_ROOTS) and path.suffix in SOURCE_EXTENSIONS:
+            findings.append(f"{name}: a source file under {name.split('/')[0]}/")
         if data in by_content:
             findings.append(f"{name}: identical to {by_content[data]}")
         for marker in PTX_MARKERS:

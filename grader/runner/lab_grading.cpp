@@ -189,6 +189,19 @@ std::map<std::string, std::string> companion_references(const GradeRequest& requ
     return found;
 }
 
+// The lab's expert kernels, as the companion "<lab>/expert", built if asked; where this build has none (a
+// student release, a build without CUDA) the roofline report says so.
+static void add_expert(const GradeRequest& request, const LabManifest& manifest, const std::string& mode,
+                std::map<std::string, std::string>& companions) {
+    const auto build = manifest.expert.find(mode);
+    if (build == manifest.expert.end()) return;
+    std::string ignored;
+    if (request.build && !build_target(request.build_dir, build->second.target,
+                                       fs::path(request.out_dir) / "build-expert.log", &ignored))
+        return;
+    if (fs::exists(build->second.library)) companions[manifest.lab + "/expert"] = build->second.library;
+}
+
 LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
     const Json config = load_json_file(manifest.config);
     const auto solution = manifest.solutions.find(request.solution);
@@ -238,7 +251,13 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
     }
 
     std::cout << "[gpulab] " << manifest.lab << ": running the tests (each in its own process) ..." << std::endl;
-    const auto companions = [&](const std::string& mode) { return companion_references(request, config, mode); };
+    // Built (where asked) once, not in every wave.
+    std::map<std::string, std::map<std::string, std::string>> companions_by_mode;
+    for (const std::string& mode : modes) {
+        companions_by_mode[mode] = companion_references(request, config, mode);
+        add_expert(request, manifest, mode, companions_by_mode[mode]);
+    }
+    const auto companions = [&](const std::string& mode) { return companions_by_mode.at(mode); };
     SessionResult session;
     // Tests that require others (speed, technique) run once those are decided, in waves: one whose required
     // test failed is not run at all ("not counted"), so a wrong kernel costs no time at the timed sizes.

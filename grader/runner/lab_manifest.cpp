@@ -35,6 +35,9 @@ std::vector<LabManifest> load_manifests(const std::string& build_dir) {
                 }
             lab.solutions[name] = solution;
         }
+        const Json expert = j.value("expert", Json::object());
+        for (const auto& [mode, b] : expert.items())
+            lab.expert[mode] = Build{b.at("target"), b.at("library"), {}};
         labs.push_back(std::move(lab));
     }
     std::sort(labs.begin(), labs.end(), [](const auto& a, const auto& b) { return a.lab < b.lab; });

@@ -29,6 +29,8 @@ struct LabManifest {
     std::string config;                          // labs/<lab>/lab.json
     std::map<std::string, std::string> graders;  // the lab's GoogleTest binary, by mode
     std::map<std::string, Solution> solutions;
+    // The lab's expert kernels (instructor-only, timed on the roofline report), by mode; none in a release.
+    std::map<std::string, Build> expert;
 };
 
 // Every lab manifest in <build>/gpulab-labs/, sorted by lab name.

@@ -83,6 +83,23 @@ TEST_F(Plots, MatmulStudy) {
     EXPECT_TRUE(is_png(png)) << png;
 }
 
+// A lab's roofline: memory and compute roofs, points by role, and a kernel left off the chart with why.
+TEST_F(Plots, Roofline) {
+    const fs::path png = dir / "roofline.png";
+    DRAW_OR_SKIP(plot, "roofline", kSamples + "/roofline.json", {"--out", png.string()});
+    ASSERT_TRUE(plot.drawn) << plot.skipped_because << "\n" << plot.output;
+    EXPECT_TRUE(is_png(png)) << png;
+}
+
+// A roofline without a measured copy has no memory roof to draw: refused, and the reason names the field.
+TEST_F(Plots, RooflineWithoutCopyIsRefused) {
+    std::ofstream(dir / "roofline.json") << R"({"roofs": {"copy_gbs": 0, "fp32_gflops": 1000}, "points": []})";
+    DRAW_OR_SKIP(plot, "roofline", (dir / "roofline.json").string());
+    EXPECT_FALSE(plot.drawn);
+    EXPECT_NE(plot.skipped_because.find("copy bandwidth must be a positive number"), std::string::npos)
+        << plot.skipped_because;
+}
+
 // Without --out the picture goes next to its CSV.
 TEST_F(Plots, CsvPictureGoesNextToItsData) {
     fs::copy_file(kSamples + "/matmul_study.csv", dir / "study.csv");

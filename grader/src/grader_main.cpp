@@ -125,8 +125,17 @@ public:
         ::alarm(0);
         const testing::TestResult& result = *info.result();
         nlohmann::json properties = nlohmann::json::object();
-        for (int i = 0; i < result.test_property_count(); ++i)
-            properties[result.GetTestProperty(i).key()] = result.GetTestProperty(i).value();
+        for (int i = 0; i < result.test_property_count(); ++i) {
+            // A property named "<name>_json" holds a JSON document (the roofline's figures): it goes into the
+            // results as the structure itself, under <name>, so summary.json gives machines numbers, not text.
+            const std::string key = result.GetTestProperty(i).key(), value = result.GetTestProperty(i).value();
+            const std::string suffix = "_json";
+            nlohmann::json parsed = nlohmann::json::parse(value, nullptr, false);
+            if (key.size() > suffix.size() && key.ends_with(suffix) && !parsed.is_discarded())
+                properties[key.substr(0, key.size() - suffix.size())] = std::move(parsed);
+            else
+                properties[key] = value;
+        }
         const char* verdict = result.Skipped() ? "skipped" : (result.Failed() ? "failed" : "passed");
         const double ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started_).count();

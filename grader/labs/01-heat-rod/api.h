@@ -11,3 +11,10 @@ struct HeatRodApi {
     void (*integrate)(float* f, int M, double k, double dx, double dt, int steps);
     int (*solve)(float* f, int M, double k, double dx, double tmax);
 };
+
+// The lab's expert kernel (expert/01-heat-rod, instructor-only), timed beside the student's on the roofline
+// report: grader/labs/01-heat-rod/expert_export.cpp fills it in the expert library.
+struct HeatRodExpertApi {
+    gpulab::LabApiHeader header;  // lab "01-heat-rod/expert"
+    void (*launch_step)(const float* d_in, float* d_out, int M, float r);
+};

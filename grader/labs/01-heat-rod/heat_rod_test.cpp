@@ -6,12 +6,14 @@
 #include "gpulab/launch_geometry.h"
 #include "gpulab/compare.h"
 #include "gpulab/cuda_check.h"
+#include "gpulab/expert.h"
 #include "gpulab/format.h"
 #include "gpulab/grader_test.h"
 #include "gpulab/guarded_array.h"
 #include "gpulab/lab_config.h"
 #include "gpulab/launch_recorder.h"
 #include "gpulab/random.h"
+#include "gpulab/roofline.h"
 #include "gpulab/speed_report.h"
 #include "gpulab/time_step_checks.h"
 #include "gpulab/timed_field.h"
@@ -448,10 +450,14 @@ TEST(Stability, BlowsUpAboveBound) {
 // The rules every timed launch_step is held to (gpulab/timed_work.h): a fresh rod before every sample, a
 // sample of interior cells recomputed in double after it, the compulsory traffic at the device copy's
 // bandwidth as the floor, and the kernels launch_step ran at the probe size as the only ones allowed.
-gpulab::TimedWork timed_step(int M, float r, float* d_in, const float* d_out, double copy_gbs) {
+// `step` is the launch function timed: the student's, or the expert's on the roofline ("expert::" names it).
+using StepLaunch = void (*)(const float*, float*, int, float);
+gpulab::TimedWork timed_step(int M, float r, float* d_in, const float* d_out, double copy_gbs,
+                             StepLaunch step = nullptr, const std::string& who = "") {
+    if (!step) step = student().launch_step;
     const Json& spec = section("speed");
     gpulab::TimedWork work;
-    work.call = "launch_step at M = " + std::to_string(M);
+    work.call = who + "launch_step at M = " + std::to_string(M);
     work.seed = gpulab::Rng::for_current_test().seed();
     gpulab::FieldOracle oracle;
     oracle.cells = std::size_t(M);
@@ -470,8 +476,8 @@ gpulab::TimedWork timed_step(int M, float r, float* d_in, const float* d_out, do
     const int probe = spec.at("probe_M");
     GuardedDeviceArray<float> p_in(probe), p_out(probe);
     gpulab::fill_fresh(p_in.data(), std::size_t(probe), gpulab::FreshDraw{1, 0.5f, 1.0f / (1 << 19)});
-    work.approved = gpulab::probe_launches([&] { student().launch_step(p_in.data(), p_out.data(), probe, r); });
-    gpulab::check_student_launch("launch_step at M = " + std::to_string(probe));
+    work.approved = gpulab::probe_launches([&] { step(p_in.data(), p_out.data(), probe, r); });
+    gpulab::check_student_launch(who + "launch_step at M = " + std::to_string(probe));
     work.approved_at = "M = " + std::to_string(probe);
     return work;
 }
@@ -528,6 +534,42 @@ TEST(Speed, StepThroughput) {
                                   << "x. Measured " << verdict.rounds << " time(s). Is every access coalesced "
                                   << "(neighbouring threads on neighbouring cells), and is each block big enough "
                                   << "(128 to 512 threads)?";
+}
+
+// ---- Report: the roofline ----------------------------------------------------------------------------
+
+// The step kernel at the speed size on the roofline of this GPU (gpulab/roofline.h), beside the reference's
+// and the expert's. lab.json "roofline" states a cell's cost: 5 flops (in + r*(l - 2c + rt): two subtractions,
+// an add, two multiplies) and 8 compulsory bytes (one float read, one written).
+TEST(Report, Roofline) {
+    GPULAB_REQUIRE_GPU();
+    const int M = section("speed").at("M");
+    const float r = 0.25f;
+    GuardedDeviceArray<float> d_in(M), d_out(M), d_reference(M);
+    gpulab::fill_fresh(d_in.data(), std::size_t(M), gpulab::FreshDraw{2, 0.5f, 1.0f / (1 << 19)});
+    gpulab::TimingOptions options;
+    options.warmup = section("roofline").at("warmup");
+    options.samples = section("roofline").at("samples");
+    const gpulab::Roofs roofs = gpulab::measure_roofs(std::size_t(M) * sizeof(float), options);
+    const Json& roof = section("roofline");
+    const double flops = roof.at("operations_per_cell").get<double>() * double(M - 2),
+                 bytes = roof.at("bytes_per_cell").get<double>() * double(M - 2);
+    auto work = std::make_shared<gpulab::TimedWork>(timed_step(M, r, d_in.data(), d_out.data(), roofs.copy_gbs));
+    const auto yours = [&] { student().launch_step(d_in.data(), d_out.data(), M, r); };
+    const auto theirs = [&] { reference().launch_step(d_in.data(), d_reference.data(), M, r); };
+    gpulab::first_launch_under_deadline(*work, yours, theirs);
+    std::vector<gpulab::RooflineKernel> kernels{{"your step", "student", "fp32", flops, bytes, yours, work},
+                                                {"reference step", "reference", "fp32", flops, bytes, theirs}};
+    std::string why;
+    if (const auto* expert = gpulab::expert_api<HeatRodExpertApi>(kLab, &why))
+        kernels.push_back({"expert", "expert", "fp32", flops, bytes,
+                           [&, expert] { expert->launch_step(d_in.data(), d_out.data(), M, r); },
+                           std::make_shared<gpulab::TimedWork>(timed_step(M, r, d_in.data(), d_out.data(), roofs.copy_gbs,
+                                                                          expert->launch_step, "expert::"))});
+    else
+        kernels.push_back({"expert", "expert", "fp32", flops, bytes, {}, nullptr, why});
+    gpulab::publish_roofline(gpulab::measure_roofline(roofs, "a rod of M = " + std::to_string(M) + " floats", kernels, options),
+                             "[lab 01]");
 }
 
 // launch_step at the timed size, in a dry run (gpulab/launch_geometry.h): an instance of Step.MatchesOracle.

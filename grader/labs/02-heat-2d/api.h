@@ -17,3 +17,10 @@ struct Heat2dApi {
 
 constexpr int kNaiveKernel = 0;
 constexpr int kTiledKernel = 1;
+
+// The lab's expert kernel (expert/02-heat-2d, instructor-only), timed beside the student's on the roofline
+// report: grader/labs/02-heat-2d/expert_export.cpp fills it in the expert library.
+struct Heat2dExpertApi {
+    gpulab::LabApiHeader header;  // lab "02-heat-2d/expert"
+    void (*launch_step)(const float* d_in, float* d_out, int nx, int ny, float r);
+};

@@ -8,6 +8,7 @@
 #include "gpulab/random_size.h"
 #include "gpulab/compare.h"
 #include "gpulab/cuda_check.h"
+#include "gpulab/expert.h"
 #include "gpulab/format.h"
 #include "gpulab/grader_test.h"
 #include "gpulab/guarded_array.h"
@@ -16,6 +17,7 @@
 #include "gpulab/launch_recorder.h"
 #include "gpulab/plot.h"
 #include "gpulab/random.h"
+#include "gpulab/roofline.h"
 #include "gpulab/read_counter.h"
 #include "gpulab/speed_report.h"
 #include "gpulab/time_step_checks.h"
@@ -928,10 +930,13 @@ TEST(Technique, ComputesFromSharedTile) {
 // The rules every timed step is held to (gpulab/timed_work.h): a fresh field before every sample, a sample
 // of interior cells recomputed in double after it, the compulsory traffic at the device copy's bandwidth as
 // the floor, and the kernels the launch ran at the technique size as the only ones allowed.
-gpulab::TimedWork timed_step(int kernel, const Grid& g, float r, float* d_in, const float* d_out, double copy_gbs) {
+// `step` is the launch function timed (the student's kernel of that technique, or the expert's on the
+// roofline) and `name` names it in messages.
+gpulab::TimedWork timed_step(StepFn step, const std::string& name, const Grid& g, float r, float* d_in,
+                             const float* d_out, double copy_gbs) {
     const Json& spec = section("speed");
     gpulab::TimedWork work;
-    work.call = std::string(launcher_name(kernel)) + " at " + size_name(g);
+    work.call = name + " at " + size_name(g);
     work.seed = gpulab::Rng::for_current_test().seed();
     gpulab::FieldOracle oracle;
     oracle.cells = g.cells();
@@ -955,8 +960,8 @@ gpulab::TimedWork timed_step(int kernel, const Grid& g, float r, float* d_in, co
     const Grid probe{section("technique").at("nx").get<int>(), section("technique").at("ny").get<int>()};
     GuardedDeviceArray<float> p_in(probe.cells()), p_out(probe.cells());
     gpulab::fill_fresh(p_in.data(), probe.cells(), gpulab::FreshDraw{1, 0.5f, 1.0f / (1 << 19)});
-    work.approved = gpulab::probe_launches([&] { step_of(student(), kernel)(p_in.data(), p_out.data(), probe.nx, probe.ny, r); });
-    gpulab::check_student_launch(std::string(launcher_name(kernel)) + " at " + size_name(probe));
+    work.approved = gpulab::probe_launches([&] { step(p_in.data(), p_out.data(), probe.nx, probe.ny, r); });
+    gpulab::check_student_launch(name + " at " + size_name(probe));
     work.approved_at = size_name(probe);
     return work;
 }
@@ -980,7 +985,7 @@ void speed_test(int kernel) {
     options.warmup = spec.at("warmup");
     options.samples = spec.at("samples");
     const double copy_gbs = gpulab::copy_bandwidth_gbs(g.cells() * sizeof(float), options);
-    gpulab::TimedWork work = timed_step(kernel, g, r, d_in.data(), d_student.data(), copy_gbs);
+    gpulab::TimedWork work = timed_step(mine, launcher_name(kernel), g, r, d_in.data(), d_student.data(), copy_gbs);
 
     // Speed counts only for a correct kernel, so check this size first (under the deadline).
     {
@@ -1052,6 +1057,48 @@ void speed_test(int kernel) {
 
 TEST(Speed, NaiveThroughput) { speed_test(kNaiveKernel); }
 TEST(Speed, TiledThroughput) { speed_test(kTiledKernel); }
+
+// ---- Report: the roofline ------------------------------------------------------------------------------
+
+// Both kernels at the speed size on the roofline of this GPU (gpulab/roofline.h), beside the reference's and
+// the expert's. lab.json "roofline" states a cell's cost: 7 flops (four adds, the centre's multiply by 4 and a subtraction folded into one
+// of them, the multiply by r and the final add: in + r*(n + s + e + w - 4c)) and 8 compulsory bytes (one float
+// read, one written; the ghost ring's reads are left out).
+TEST(Report, Roofline) {
+    GPULAB_REQUIRE_GPU();
+    const int N = section("speed").at("N");
+    const Grid g{N, N};
+    const float r = 0.2f;
+    GuardedDeviceArray<float> d_in(g.cells()), d_out(g.cells()), d_reference(g.cells());
+    gpulab::fill_fresh(d_in.data(), g.cells(), gpulab::FreshDraw{2, 0.5f, 1.0f / (1 << 19)});
+    gpulab::TimingOptions options;
+    options.warmup = section("roofline").at("warmup");
+    options.samples = section("roofline").at("samples");
+    const gpulab::Roofs roofs = gpulab::measure_roofs(g.cells() * sizeof(float), options);
+    const Json& roof = section("roofline");
+    const double flops = roof.at("operations_per_cell").get<double>() * double(N) * N,
+                 bytes = roof.at("bytes_per_cell").get<double>() * double(N) * N;
+    std::vector<gpulab::RooflineKernel> kernels;
+    for (int kernel : {kNaiveKernel, kTiledKernel}) {
+        const StepFn mine = step_of(student(), kernel), theirs = step_of(reference(), kernel);
+        auto work = std::make_shared<gpulab::TimedWork>(
+            timed_step(mine, launcher_name(kernel), g, r, d_in.data(), d_out.data(), roofs.copy_gbs));
+        const auto yours = [&, mine] { mine(d_in.data(), d_out.data(), N, N, r); };
+        const auto reference_launch = [&, theirs] { theirs(d_in.data(), d_reference.data(), N, N, r); };
+        gpulab::first_launch_under_deadline(*work, yours, reference_launch);
+        kernels.push_back({std::string("your ") + kernel_name(kernel), "student", "fp32", flops, bytes, yours, work});
+        kernels.push_back({std::string("reference ") + kernel_name(kernel), "reference", "fp32", flops, bytes, reference_launch});
+    }
+    std::string why;
+    if (const auto* expert = gpulab::expert_api<Heat2dExpertApi>(kLab, &why))
+        kernels.push_back({"expert", "expert", "fp32", flops, bytes,
+                           [&, expert] { expert->launch_step(d_in.data(), d_out.data(), N, N, r); },
+                           std::make_shared<gpulab::TimedWork>(timed_step(expert->launch_step, "expert::launch_step", g, r,
+                                                                          d_in.data(), d_out.data(), roofs.copy_gbs))});
+    else
+        kernels.push_back({"expert", "expert", "fp32", flops, bytes, {}, nullptr, why});
+    gpulab::publish_roofline(gpulab::measure_roofline(roofs, size_name(g) + " floats", kernels, options), "[lab 02]");
+}
 
 // ---- Reports -------------------------------------------------------------------------------------------
 

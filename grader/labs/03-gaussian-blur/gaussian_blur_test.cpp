@@ -7,6 +7,7 @@
 #include "gpulab/launch_geometry.h"
 #include "gpulab/random_size.h"
 #include "gpulab/cuda_check.h"
+#include "gpulab/expert.h"
 #include "gpulab/format.h"
 #include "gpulab/grader_test.h"
 #include "gpulab/guarded_array.h"
@@ -15,6 +16,7 @@
 #include "gpulab/launch_recorder.h"
 #include "gpulab/random.h"
 #include "gpulab/read_counter.h"
+#include "gpulab/roofline.h"
 #include "gpulab/speed_report.h"
 #include "gpulab/timed_field.h"
 #include "gpulab/timing.h"
@@ -637,14 +639,24 @@ TEST(Technique, ComputesFromSharedTile) {
 
 // ---- Speed: the same technique as the reference, same run -------------------------------------------
 
+using BlurLaunch = std::function<void(const std::uint8_t*, std::uint8_t*, int, int, int)>;
+BlurLaunch student_launch(Kernel k) {
+    return [k](const std::uint8_t* in, std::uint8_t* out, int w, int h, int c) { launch(student(), k, in, out, w, h, c); };
+}
+std::function<std::string(int, int, int)> student_call(Kernel k) {
+    return [k](int w, int h, int c) { return call_text(k, w, h, c); };
+}
+
 // The rules every timed blur is held to (gpulab/timed_work.h): a fresh image before every sample, a sample
 // of output bytes recomputed exactly after it, the compulsory traffic at the device copy's bandwidth as the
 // floor, and the kernels the launch ran at the technique size as the only ones allowed.
-gpulab::TimedWork timed_blur(Kernel k, int w, int h, int c, std::uint8_t* d_in, const std::uint8_t* d_out,
-                             double copy_gbs) {
+// `run` is the launch function timed (the student's, or the expert's on the roofline) and `call_at` names it at
+// a size, for messages.
+gpulab::TimedWork timed_blur(const BlurLaunch& run, const std::function<std::string(int, int, int)>& call_at, int w,
+                             int h, int c, std::uint8_t* d_in, const std::uint8_t* d_out, double copy_gbs) {
     const Json& spec = section("speed");
     gpulab::TimedWork work;
-    work.call = call_text(k, w, h, c);
+    work.call = call_at(w, h, c);
     work.seed = gpulab::Rng::for_current_test().seed();
     const std::size_t bytes = std::size_t(w) * h * c;
     gpulab::FieldOracle oracle;
@@ -671,8 +683,8 @@ gpulab::TimedWork timed_blur(Kernel k, int w, int h, int c, std::uint8_t* d_in, 
     const int pw = technique.at("width"), ph = technique.at("height");
     GuardedDeviceArray<std::uint8_t> p_in(std::size_t(pw) * ph * c), p_out(std::size_t(pw) * ph * c);
     gpulab::fill_fresh(p_in.data(), p_in.size(), gpulab::FreshDraw{1});
-    work.approved = gpulab::probe_launches([&] { launch(student(), k, p_in.data(), p_out.data(), pw, ph, c); });
-    gpulab::check_student_launch(call_text(k, pw, ph, c));
+    work.approved = gpulab::probe_launches([&] { run(p_in.data(), p_out.data(), pw, ph, c); });
+    gpulab::check_student_launch(call_at(pw, ph, c));
     work.approved_at = std::to_string(pw) + " x " + std::to_string(ph) + " x " + std::to_string(c);
     return work;
 }
@@ -690,7 +702,7 @@ void speed_test(Kernel k) {
     options.warmup = spec.at("warmup");
     options.samples = spec.at("samples");
     const double copy_gbs = gpulab::copy_bandwidth_gbs(in.size(), options);
-    gpulab::TimedWork work = timed_blur(k, w, h, c, d_in.data(), d_student.data(), copy_gbs);
+    gpulab::TimedWork work = timed_blur(student_launch(k), student_call(k), w, h, c, d_in.data(), d_student.data(), copy_gbs);
 
     // Speed counts only for a correct kernel, so check this size first (under the deadline).
     {
@@ -734,6 +746,53 @@ void speed_test(Kernel k) {
 
 TEST(Speed, NaiveThroughput) { speed_test(Kernel::naive); }
 TEST(Speed, TiledThroughput) { speed_test(Kernel::tiled); }
+
+// ---- Report: the roofline ----------------------------------------------------------------------------
+
+// Each kernel at the speed size on the roofline of this GPU (gpulab/roofline.h), beside the reference's and
+// the expert's. lab.json "roofline" states what a blurred byte costs: 9 multiplies and 8 adds, plus the rounding's add and shift: 19 integer
+// operations, and 2 compulsory bytes (one read, one write).
+TEST(Report, Roofline) {
+    GPULAB_REQUIRE_GPU();
+    const Json& speed = section("speed");
+    const int w = speed.at("width"), h = speed.at("height"), c = speed.at("channels");
+    const std::size_t n = std::size_t(w) * h * c;
+    GuardedDeviceArray<std::uint8_t> d_in(n), d_out(n), d_reference(n);
+    gpulab::fill_fresh(d_in.data(), n, gpulab::FreshDraw{2});
+    gpulab::TimingOptions options;
+    options.warmup = section("roofline").at("warmup");
+    options.samples = section("roofline").at("samples");
+    const gpulab::Roofs roofs = gpulab::measure_roofs(n, options);
+    const Json& roof = section("roofline");
+    const double ops = roof.at("operations_per_byte").get<double>() * double(n),
+                 bytes = roof.at("bytes_per_byte").get<double>() * double(n);
+    std::vector<gpulab::RooflineKernel> kernels;
+    for (Kernel k : {Kernel::naive, Kernel::tiled}) {
+        auto work = std::make_shared<gpulab::TimedWork>(
+            timed_blur(student_launch(k), student_call(k), w, h, c, d_in.data(), d_out.data(), roofs.copy_gbs));
+        const auto yours = [&, k] { launch(student(), k, d_in.data(), d_out.data(), w, h, c); };
+        const auto theirs = [&, k] { launch(reference(), k, d_in.data(), d_reference.data(), w, h, c); };
+        gpulab::first_launch_under_deadline(*work, yours, theirs);
+        kernels.push_back({"your " + kernel_name(k), "student", "int32", ops, bytes, yours, work});
+        kernels.push_back({"reference " + kernel_name(k), "reference", "int32", ops, bytes, theirs});
+    }
+    std::string why;
+    if (const auto* expert = gpulab::expert_api<GaussianBlurExpertApi>(kLab, &why)) {
+        const BlurLaunch run = [expert](const std::uint8_t* in, std::uint8_t* out, int ww, int hh, int cc) {
+            expert->launch_blur(in, out, ww, hh, cc);
+        };
+        const auto call = [](int ww, int hh, int cc) {
+            return "expert::launch_blur(" + std::to_string(ww) + " x " + std::to_string(hh) + " x " + std::to_string(cc) + ")";
+        };
+        kernels.push_back({"expert", "expert", "int32", ops, bytes, [&, run] { run(d_in.data(), d_out.data(), w, h, c); },
+                           std::make_shared<gpulab::TimedWork>(
+                               timed_blur(run, call, w, h, c, d_in.data(), d_out.data(), roofs.copy_gbs))});
+    } else {
+        kernels.push_back({"expert", "expert", "int32", ops, bytes, {}, nullptr, why});
+    }
+    gpulab::publish_roofline(gpulab::measure_roofline(roofs, image_text("random", w, h, c), kernels, options),
+                             "[lab 03]");
+}
 
 // ---- Instantiations (names come from the arguments, so they cannot drift) ---------------------------
 

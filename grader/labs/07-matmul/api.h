@@ -13,3 +13,10 @@ struct MatmulApi {
     MatmulLaunch naive_bt;  // B given transposed (N x K)
     MatmulLaunch tiled_bt;
 };
+
+// The lab's expert kernel (expert/07-matmul, instructor-only), timed beside the student's and cuBLAS on the
+// roofline report: grader/labs/07-matmul/expert_export.cpp fills it in the expert library.
+struct MatmulExpertApi {
+    gpulab::LabApiHeader header;  // lab "07-matmul/expert"
+    MatmulLaunch sgemm;
+};

@@ -1,6 +1,7 @@
 // The tests every 3D stencil lab runs the same way, registered once here for labs 04-06: the heat
-// scheme's stability checks on each kernel the lab teaches (lab.json "stability.kernels"), and the two
-// reports. Each lab's own test file adds its kernels' correctness, technique and speed tests.
+// scheme's stability checks on each kernel the lab teaches (lab.json "stability.kernels"), and the
+// three reports (progression, roofline, precision drift). Each lab's own test file adds its kernels'
+// correctness, technique and speed tests.
 #include "heat_checks.h"
 #include "speed.h"
 
@@ -39,6 +40,7 @@ TEST_P(Stability, GrowsAboveBound) {
 INSTANTIATE_TEST_SUITE_P(Kernels, Stability, testing::ValuesIn(stability_params()), kernel_precision_name);
 
 TEST(Report, Progression) { report_progression(); }
+TEST(Report, Roofline) { report_roofline(); }
 
 // With the most advanced kernel the lab teaches.
 TEST(Report, PrecisionDrift) {

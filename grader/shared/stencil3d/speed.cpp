@@ -3,12 +3,14 @@
 #include "oracle.h"
 
 #include "gpulab/cuda_check.h"
+#include "gpulab/expert.h"
 #include "gpulab/format.h"
 #include "gpulab/grader_test.h"
 #include "gpulab/guarded_array.h"
 #include "gpulab/launch_recorder.h"
 #include "gpulab/phase_clock.h"
 #include "gpulab/random.h"
+#include "gpulab/roofline.h"
 #include "gpulab/speed_report.h"
 #include "gpulab/timed_field.h"
 #include "gpulab/timing.h"
@@ -67,12 +69,16 @@ const char* speed_hint(Technique t) {
 // The rules every timed sweep is held to (gpulab/timed_work.h): a fresh field before every sample, a sample
 // of interior cells recomputed in double after it, the compulsory traffic at the device copy's bandwidth as
 // the floor, and the kernels the launch ran at the technique size as the only ones allowed.
+// `run` is the launch function timed: the student's kernel of technique t where null, else the expert's on
+// the roofline (then `name` names it).
 template <typename T>
 gpulab::TimedWork timed_sweep(Technique t, Precision precision, const Grid3& g, const Coeffs<double>& c, T* d_in,
-                              const T* d_out, double copy_gbs) {
+                              const T* d_out, double copy_gbs, StencilLaunch<T> run = nullptr,
+                              const std::string& name = "") {
     const gpulab::Json& spec = section("speed");
     gpulab::TimedWork work;
-    work.call = call_name(t, precision, g);
+    const auto called = [&](const Grid3& at) { return run ? name + " at " + at.name() : call_name(t, precision, at); };
+    work.call = called(g);
     work.seed = gpulab::Rng::for_current_test().seed();
     gpulab::FieldOracle oracle;
     oracle.cells = g.cells();
@@ -97,10 +103,10 @@ gpulab::TimedWork timed_sweep(Technique t, Precision precision, const Grid3& g, 
     const Grid3 probe = grid_of(section("technique").at("size"));
     gpulab::GuardedDeviceArray<T> p_in(probe.cells()), p_out(probe.cells());
     gpulab::fill_fresh(p_in.data(), probe.cells(), gpulab::FreshDraw{1});
-    const StencilLaunch<T> mine = student().of(t).template get<T>();
+    const StencilLaunch<T> mine = run ? run : student().of(t).template get<T>();
     const Coeffs<T> ct = oracle::narrow<T>(c);
     work.approved = gpulab::probe_launches([&] { mine(p_in.data(), p_out.data(), probe.nx, probe.ny, probe.nz, ct); });
-    gpulab::check_student_launch(call_name(t, precision, probe));
+    gpulab::check_student_launch(called(probe));
     work.approved_at = probe.name();
     return work;
 }
@@ -172,6 +178,52 @@ void speed(Technique t, const StencilCase& param) {
                                     << fixed(threshold, 2) << "x. Measured " << verdict.rounds << " time(s). Yours: "
                                     << resources << "; the reference's: " << reference_resources << ". "
                                     << speed_hint(t);
+}
+
+// The roofline (Report.Roofline): the lab's own kernels, the reference's of the same techniques and the expert
+// stencil at the first speed case, in float. A cell costs lab.json's roofline.operations_per_cell: 13 flops (7 multiplies, 6 adds) and 2 x sizeof(T)
+// compulsory bytes (one read, one write).
+template <typename T>
+void roofline(const StencilCase& param) {
+    const Grid3 g = param.g;
+    auto rng = gpulab::Rng::for_current_test();
+    const Coeffs<double> c = oracle::distinct_coefficients(rng);
+    const Coeffs<T> ct = oracle::narrow<T>(c);
+    gpulab::GuardedDeviceArray<T> d_in(g.cells()), d_out(g.cells()), d_reference(g.cells());
+    gpulab::fill_fresh(d_in.data(), g.cells(), gpulab::FreshDraw{2});
+    gpulab::TimingOptions options;
+    options.warmup = section("roofline").at("warmup");
+    options.samples = section("roofline").at("samples");
+    const gpulab::Roofs roofs = gpulab::measure_roofs(g.cells() * sizeof(T), options);
+    const double flops = section("roofline").at("operations_per_cell").get<double>() * double(g.interior_cells()),
+                 bytes = 2.0 * double(g.cells()) * sizeof(T);
+    const char* arithmetic = sizeof(T) == sizeof(float) ? "fp32" : "fp64";
+    std::vector<gpulab::RooflineKernel> kernels;
+    for (int k = 0; k < kTechniques; ++k) {
+        const Technique t = Technique(k);
+        const StencilLaunch<T> mine = student().of(t).template get<T>(), theirs = reference().of(t).template get<T>();
+        if (!mine || !theirs) continue;
+        auto work = std::make_shared<gpulab::TimedWork>(timed_sweep<T>(t, param.precision, g, c, d_in.data(), d_out.data(), roofs.copy_gbs));
+        const auto yours = [&, mine] { mine(d_in.data(), d_out.data(), g.nx, g.ny, g.nz, ct); };
+        const auto reference_launch = [&, theirs] { theirs(d_in.data(), d_reference.data(), g.nx, g.ny, g.nz, ct); };
+        gpulab::first_launch_under_deadline(*work, yours, reference_launch);
+        kernels.push_back({std::string("your ") + technique_name(t), "student", arithmetic, flops, bytes, yours, work});
+        kernels.push_back({std::string("reference ") + technique_name(t), "reference", arithmetic, flops, bytes, reference_launch});
+    }
+    std::string why;
+    const std::string lab = gpulab::lab_config().at("lab");
+    if (const auto* expert = gpulab::expert_api<Stencil3dExpertApi>(lab, &why)) {
+        const StencilLaunch<T> run = expert->stencil.template get<T>();
+        kernels.push_back({"expert", "expert", arithmetic, flops, bytes,
+                           [&, run] { run(d_in.data(), d_out.data(), g.nx, g.ny, g.nz, ct); },
+                           std::make_shared<gpulab::TimedWork>(timed_sweep<T>(Technique::naive, param.precision, g, c,
+                                                                              d_in.data(), d_out.data(), roofs.copy_gbs,
+                                                                              run, "expert::launch_stencil3d"))});
+    } else {
+        kernels.push_back({"expert", "expert", arithmetic, flops, bytes, {}, nullptr, why});
+    }
+    gpulab::publish_roofline(gpulab::measure_roofline(roofs, g.name() + " " + precision_name(param.precision), kernels, options),
+                             "[stencil3d]");
 }
 
 template <typename T>
@@ -295,6 +347,12 @@ void report_progression() {
               << tables << missing.str() << (missing.str().empty() ? "" : "\n");
     testing::Test::RecordProperty("progression_table", tables);
     gpulab::record_figure(std::to_string(rows.size()) + " kernels timed; table in the log", "report only");
+}
+
+void report_roofline() {
+    GPULAB_REQUIRE_GPU();
+    const std::vector<StencilCase> cases = speed_cases();
+    roofline<float>(cases.front().precision == Precision::f32 ? cases.front() : StencilCase{cases.front().g, Precision::f32});
 }
 
 }  // namespace stencil3d_grading

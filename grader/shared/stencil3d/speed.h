@@ -25,4 +25,8 @@ std::vector<gpulab::GeometryCheck> timed_geometry_checks(Technique t, const char
 // techniques this lab does not teach), all timed in one interleaved run.
 void report_progression();
 
+// Report.Roofline: the lab's kernels, the reference's of the same techniques and the instructor's expert stencil
+// on the roofline of this GPU (gpulab/roofline.h) at the first speed case, in float.
+void report_roofline();
+
 }  // namespace stencil3d_grading

@@ -55,4 +55,11 @@ const char* launcher_name(Technique t);
 // The lab whose reference has it: "04-stencil3d-tiling".
 const char* lab_of(Technique t);
 
+// The expert 3D stencil (expert/stencil3d, instructor-only) the three labs' roofline reports time beside the
+// student's kernels: grader/shared/stencil3d/expert_export.cpp fills it in each lab's expert library.
+struct Stencil3dExpertApi {
+    gpulab::LabApiHeader header;  // lab "<lab>/expert"
+    StencilLaunchers stencil;
+};
+
 }  // namespace stencil3d_grading

@@ -1,0 +1,27 @@
+// A lab's expert kernels: instructor-only (expert/<dir>, never in a student release), the fastest honest
+// kernels we could write for the lab's timed work. The roofline report times them beside the student's, as
+// "what this GPU can do"; they are never a bar for points. gpulab-grade hands the expert library over as the
+// companion "<lab>/expert" (grader/cmake/GpulabLab.cmake builds it from lab.json "expert").
+#pragma once
+
+#include "gpulab/solution.h"
+
+#include <exception>
+#include <string>
+
+namespace gpulab {
+
+// The lab's expert table, or nullptr with `why` where this build has none (a student release, a build
+// without CUDA) or it does not load.
+template <typename Api>
+const Api* expert_api(const std::string& lab, std::string* why) {
+    try {
+        return static_cast<const Api*>(load_companion_api(lab + "/expert"));
+    } catch (const std::exception& e) {
+        *why = std::string("no expert kernel in this build (the expert kernels are instructor-only; a student "
+                           "release has none): ") + e.what();
+        return nullptr;
+    }
+}
+
+}  // namespace gpulab

@@ -1,0 +1,65 @@
+// Lab 07's roofline (Report.Roofline): the student's timed kernels, the reference's, the instructor's expert
+// SGEMM and cuBLAS at N = lab.json cublas.size, on the roofline of this GPU (gpulab/roofline.h). A product
+// costs 2 M N K flops; its compulsory traffic is A and B read once and C written once: 4 (MK + KN + MN) bytes,
+// so at N = 4096 it sits far right of the ridge, under the FP32 peak.
+#include "cublas_sgemm.h"
+#include "matmul_grading.h"
+#include "timed_product.h"
+
+#include "gpulab/cuda_check.h"
+#include "gpulab/expert.h"
+#include "gpulab/fresh_inputs.h"
+#include "gpulab/grader_test.h"
+#include "gpulab/guarded_array.h"
+#include "gpulab/roofline.h"
+
+#include <memory>
+
+namespace {
+
+using namespace matmul_grading;
+
+TEST(Report, Roofline) {
+    GPULAB_REQUIRE_GPU();
+    const int n = section("cublas").at("size");
+    const Shape s{n, n, n};
+    const std::size_t elements = std::size_t(n) * n;
+    gpulab::GuardedDeviceArray<float> a(elements), b(elements), bt(elements), c(elements), c_reference(elements);
+    gpulab::fill_fresh(a.data(), elements, {3});
+    gpulab::fill_fresh(b.data(), elements, {4});
+    gpulab::fill_fresh(bt.data(), elements, {5});
+    gpulab::TimingOptions options;
+    options.warmup = section("roofline").at("warmup");
+    options.samples = section("roofline").at("samples");
+    const gpulab::Roofs roofs = gpulab::measure_roofs(elements * sizeof(float), options);
+    const double flops = section("roofline").at("operations_per_multiply_add").get<double>() * s.multiply_adds(),
+                 bytes = 4.0 * 3.0 * double(elements);
+    std::vector<gpulab::RooflineKernel> kernels;
+    for (Kernel kernel : {Kernel::naive, Kernel::tiled, Kernel::tiled_bt}) {
+        float* operand = takes_bt(kernel) ? bt.data() : b.data();
+        const MatmulLaunch mine = launcher(student(), kernel), theirs = launcher(reference(), kernel);
+        auto work = std::make_shared<gpulab::TimedWork>(timed_product(kernel, s, {a.data(), operand, c.data()}));
+        const auto yours = [&, mine, operand] { mine(a.data(), operand, c.data(), n, n, n); };
+        const auto reference_launch = [&, theirs, operand] { theirs(a.data(), operand, c_reference.data(), n, n, n); };
+        gpulab::first_launch_under_deadline(*work, yours, reference_launch);
+        kernels.push_back({std::string("your ") + kernel_name(kernel), "student", "fp32", flops, bytes, yours, work});
+        kernels.push_back({std::string("reference ") + kernel_name(kernel), "reference", "fp32", flops, bytes, reference_launch});
+    }
+    std::string why;
+    if (const auto* expert = gpulab::expert_api<MatmulExpertApi>("07-matmul", &why)) {
+        const MatmulLaunch run = expert->sgemm;
+        kernels.push_back({"expert", "expert", "fp32", flops, bytes, [&, run] { run(a.data(), b.data(), c.data(), n, n, n); },
+                           std::make_shared<gpulab::TimedWork>(
+                               timed_product(Kernel::tiled, s, {a.data(), b.data(), c.data()}, run, "expert::launch_sgemm"))});
+    } else {
+        kernels.push_back({"expert", "expert", "fp32", flops, bytes, {}, nullptr, why});
+    }
+    // cuBLAS is trusted like the reference (Report.CublasBar checks its output against the oracle).
+    CublasSgemm cublas;
+    kernels.push_back({"cuBLAS (FP32)", "library", "fp32", flops, bytes,
+                       [&] { cublas.multiply(a.data(), b.data(), c_reference.data(), n, n, n); }});
+    gpulab::publish_roofline(gpulab::measure_roofline(roofs, "C = A B, M = N = K = " + std::to_string(n), kernels, options),
+                             "[lab 07]");
+}
+
+}  // namespace

@@ -56,7 +56,11 @@ function(_gpulab_add_solution lab name source_dir sources expect shared)
             add_library(${target} SHARED ${sources} ${export})
             target_link_libraries(${target} PRIVATE CUDA::cudart)
             # Source lines for compute-sanitizer's reports (the Sanitizer test); no change to the code generated.
-            target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
+            # Not the reference's: the sanitizer never runs it, and line info would carry the instructor's
+            # source paths into the student release's compiled reference (make_dist.sh refuses that).
+            if(NOT name STREQUAL "reference")
+                target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
+            endif()
         else()
             add_library(${target} SHARED ${export})
             gpulab_cpu_add_cuda_sources(${target} ${sources})

@@ -2,7 +2,6 @@
 
 #include "gpulab/cuda_check.h"
 #include "gpulab/device_facts.h"
-#include "gpulab/format.h"
 
 #include <cuda_runtime.h>
 #include <nlohmann/json.hpp>
@@ -11,25 +10,6 @@
 
 namespace gpulab {
 namespace {
-
-// Lanes per SM that do one operation of this arithmetic per clock. FP32: Volta, Turing and A100 64; GA10x,
-// Ada, Hopper and Blackwell 128. FP64: the data-centre parts (P100, V100, A100: 32; H100, B200: 64) at half
-// their FP32 rate or better, the others 2 (1/64 of FP32). INT32: 64 from Volta on.
-int lanes_per_sm(const std::string& arithmetic) {
-    const DeviceFacts& d = device_facts();
-    const int cc = d.compute_major * 10 + d.compute_minor;
-    if (arithmetic == "fp32") return (cc == 70 || cc == 72 || cc == 75 || cc == 80) ? 64 : cc >= 86 ? 128 : 0;
-    if (arithmetic == "fp64") return (cc == 60 || cc == 70 || cc == 80) ? 32 : (cc == 90 || cc == 100) ? 64 : cc >= 61 ? 2 : 0;
-    if (arithmetic == "int32") return cc >= 70 ? 64 : 0;
-    return 0;
-}
-
-// A fused multiply-add counts as two operations, as peak figures do.
-double peak_gops(const std::string& arithmetic) {
-    const DeviceFacts& d = device_facts();
-    if (!d.available || d.emulated || d.sm_clock_mhz <= 0) return 0;
-    return double(d.sm_count) * lanes_per_sm(arithmetic) * 2.0 * d.sm_clock_mhz / 1e3;
-}
 
 double attainable(const Roofs& roofs, const std::string& arithmetic, double intensity) {
     const double memory = roofs.copy_gbs * intensity, compute = compute_roof(roofs, arithmetic);
@@ -51,11 +31,9 @@ RooflinePoint measure(const Roofs& roofs, const RooflineKernel& k, const TimingO
         Honesty honesty;
         const std::vector<Samples> samples = time_interleaved({k.launch}, options, {}, k.work.get(), &honesty);
         const double ms = samples.at(0).median();
+        if (k.work) honesty.too_fast = too_fast_message(*k.work, ms);
         if (!honesty.clean()) {
             p.absent = honesty.explain();
-        } else if (k.work && ms < k.work->floor_ms) {
-            p.absent = "faster than this GPU can do the work (" + fixed(ms, 3) + " ms, where the work takes at least " +
-                       fixed(k.work->floor_ms, 3) + " ms: " + k.work->floor_basis + "): the timed launch did not compute it";
         } else {
             p.ms = ms;
             p.gops = k.operations / (ms * 1e6);
@@ -74,9 +52,9 @@ RooflinePoint measure(const Roofs& roofs, const RooflineKernel& k, const TimingO
 Roofs measure_roofs(std::size_t copy_bytes, const TimingOptions& options) {
     Roofs roofs;
     roofs.copy_gbs = copy_bandwidth_gbs(copy_bytes, options);
-    roofs.fp32_gflops = peak_gops("fp32");
-    roofs.fp64_gflops = peak_gops("fp64");
-    roofs.int32_gops = peak_gops("int32");
+    roofs.fp32_gflops = 1e3 * peak_tflops("fp32");
+    roofs.fp64_gflops = 1e3 * peak_tflops("fp64");
+    roofs.int32_gops = 1e3 * peak_tflops("int32");
     return roofs;
 }
 
@@ -85,6 +63,15 @@ double compute_roof(const Roofs& roofs, const std::string& arithmetic) {
     if (arithmetic == "fp64") return roofs.fp64_gflops;
     if (arithmetic == "int32") return roofs.int32_gops;
     return 0;
+}
+
+void add_student_and_reference(std::vector<RooflineKernel>& kernels, const std::string& technique,
+                               const std::string& arithmetic, double operations, double bytes,
+                               const std::function<void()>& yours, const std::function<void()>& theirs,
+                               std::shared_ptr<TimedWork> work) {
+    first_launch_under_deadline(*work, yours, theirs);
+    kernels.push_back({"your " + technique, "student", arithmetic, operations, bytes, yours, std::move(work)});
+    kernels.push_back({"reference " + technique, "reference", arithmetic, operations, bytes, theirs});
 }
 
 Roofline measure_roofline(const Roofs& roofs, const std::string& problem, const std::vector<RooflineKernel>& kernels,

@@ -56,6 +56,11 @@ std::string solution_library_path(Role role) {
 
 void set_companion_references(const std::map<std::string, std::string>& by_lab) { companions() = by_lab; }
 
+bool companion_handed_over(const std::string& name) {
+    const auto given = companions().find(name);
+    return given != companions().end() && !given->second.empty();
+}
+
 const void* load_companion_api(const std::string& lab) {
     static std::mutex mutex;
     static std::map<std::string, const void*> loaded;

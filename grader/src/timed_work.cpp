@@ -55,15 +55,27 @@ void set_memory_floor(TimedWork& work, double bytes, double copy_gbs, double mar
                        "x the " + fixed(copy_gbs, 0) + " GB/s of a device-to-device copy measured in this run";
 }
 
-double fp32_peak_tflops() {
+double peak_tflops(const std::string& arithmetic) {
     const DeviceFacts& d = device_facts();
     if (!d.available || d.emulated || d.sm_clock_mhz <= 0) return 0;
-    // FP32 lanes per SM: Volta, Turing and A100 have 64; GA10x, Ada, Hopper and Blackwell 128.
-    int lanes = 0;
+    // Lanes per SM that do one operation of this arithmetic per clock. FP32: Volta, Turing and A100 64; GA10x,
+    // Ada, Hopper and Blackwell 128. FP64: the data-centre parts (P100, V100, A100: 32; H100, B200: 64), the
+    // others 2 (1/64 of FP32). INT32: 64 from Volta on.
     const int cc = d.compute_major * 10 + d.compute_minor;
-    if (cc == 70 || cc == 72 || cc == 75 || cc == 80) lanes = 64;
-    else if (cc >= 86) lanes = 128;
-    return lanes ? double(d.sm_count) * lanes * 2.0 * d.sm_clock_mhz * 1e6 / 1e12 : 0;
+    int lanes = 0;
+    if (arithmetic == "fp32") lanes = (cc == 70 || cc == 72 || cc == 75 || cc == 80) ? 64 : cc >= 86 ? 128 : 0;
+    else if (arithmetic == "fp64") lanes = (cc == 60 || cc == 70 || cc == 80) ? 32 : (cc == 90 || cc == 100) ? 64 : cc >= 61 ? 2 : 0;
+    else if (arithmetic == "int32") lanes = cc >= 70 ? 64 : 0;
+    // A fused multiply-add counts as two operations, as peak figures do.
+    return double(d.sm_count) * lanes * 2.0 * d.sm_clock_mhz * 1e6 / 1e12;
+}
+
+double fp32_peak_tflops() { return peak_tflops("fp32"); }
+
+std::string too_fast_message(const TimedWork& work, double median_ms) {
+    if (work.floor_ms <= 0 || median_ms >= work.floor_ms) return "";
+    return "Faster than this GPU can do the work: the timed launch did not compute it (" + fixed(median_ms, 3) +
+           " ms, where the work takes at least " + fixed(work.floor_ms, 3) + " ms: " + work.floor_basis + ").";
 }
 
 void set_compute_floor(TimedWork& work, double flops) {

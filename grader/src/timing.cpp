@@ -207,10 +207,7 @@ SpeedVerdict judge_speed(const std::function<void()>& student, const std::functi
         verdict.reference_ms = reference_all.median();
         verdict.fraction = verdict.reference_ms / verdict.student_ms;
         verdict.noise = student_all.relative_spread() + reference_all.relative_spread();
-        if (work && work->floor_ms > 0 && verdict.student_ms < work->floor_ms)
-            verdict.honesty.too_fast = "Faster than this GPU can do the work: the timed launch did not compute it (" +
-                                       fixed(verdict.student_ms, 3) + " ms, where the work takes at least " +
-                                       fixed(work->floor_ms, 3) + " ms: " + work->floor_basis + ").";
+        if (work) verdict.honesty.too_fast = too_fast_message(*work, verdict.student_ms);
         if (!verdict.honesty.clean()) break;  // no speed to measure more precisely
         // A verdict this far from the threshold will not flip on another measurement.
         if (std::fabs(verdict.fraction - threshold) > verdict.noise * verdict.fraction + 0.01) break;

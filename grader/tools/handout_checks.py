@@ -279,6 +279,12 @@ def worst(spec_path, model, tile):
     return lambda c: worst_drawn(c, spec_path, model, tile)
 
 
+def worst_counted(sizes_path, drawn_path, model, tile):
+    """The most reads of a tile over the sizes the test counts at and the size it may draw."""
+    return lambda c: max(max(model(list(size), tile) for size in get_path(c, sizes_path)),
+                         worst_drawn(c, drawn_path, model, tile))
+
+
 def whole(model, tile, size):
     return lambda c: model(size, tile)
 
@@ -545,8 +551,7 @@ LABS = {
             D("Technique.ComputesFromSharedTile", r"\((1\.\d+) with 32 × 8 on 33 × 17\)",
               whole(reads_2d_no_corners, (32, 8), (33, 17)), "32 × 8 on 33 × 17"),
             D("Technique.ComputesFromSharedTile", r"\(at most about (1\.\d+) on these grids, halo corners included\)",
-              lambda c: max(max(reads_2d_full_halo(s, (8, 8)) for s in c["technique"]["reads"]["sizes"]),
-                            worst_drawn(c, "technique.reads.random", reads_2d_full_halo, (8, 8))),
+              worst_counted("technique.reads.sizes", "technique.reads.random", reads_2d_full_halo, (8, 8)),
               "8 × 8 at worst on the counted grids, halo corners included"),
             D("Technique.ComputesFromSharedTile", r"such as 32 × 1 \((\d\.\d+) on whole tiles\)",
               whole(reads_2d_no_corners, (32, 1), (1 << 20, 1 << 20)), "32 × 1 on whole tiles"),
@@ -617,8 +622,7 @@ LABS = {
             D("Technique.ComputesFromSharedTile", r"8×8 reads (1\.\d+) on whole tiles",
               whole(reads_2d_full_halo, (8, 8), (1 << 20, 1 << 20)), "8 × 8 on whole tiles"),
             D("Technique.ComputesFromSharedTile", r"at most about (1\.\d+) on these images",
-              lambda c: max(max(reads_2d_full_halo(s, (8, 8)) for s in c["technique"]["reads"]["sizes"]),
-                            worst_drawn(c, "technique.reads.random", reads_2d_full_halo, (8, 8))),
+              worst_counted("technique.reads.sizes", "technique.reads.random", reads_2d_full_halo, (8, 8)),
               "8 × 8 at worst on the counted images"),
             D("Technique.ComputesFromSharedTile", r"a 2×2 tile \((\d\.\d+)\)",
               whole(reads_2d_full_halo, (2, 2), (1 << 20, 1 << 20)), "2 × 2 on whole tiles"),
@@ -849,8 +853,7 @@ LABS = {
             D("Technique.ComputesFromSharedTiles", r"32 × 32 tiles about \d\.\d+ \((0\.\d+) there\)",
               whole(reads_matmul, (32, 32), (37, 29, 45)), "32 × 32 on 37 × 29 × 45"),
             D("Technique.ComputesFromSharedTiles", r"8 × 8 tiles 0\.25 \(at most (0\.\d+) on these shapes\)",
-              lambda c: max(max(reads_matmul(s, (8, 8)) for s in c["technique"]["shapes_mnk"]),
-                            worst_drawn(c, "technique.reads_random_mnk", reads_matmul, (8, 8))),
+              worst_counted("technique.shapes_mnk", "technique.reads_random_mnk", reads_matmul, (8, 8)),
               "8 × 8 at worst on the counted shapes"),
             D("Technique.ComputesFromSharedTiles", r"and (0\.\d+) on 37 × 29 × 45, and fail",
               whole(reads_matmul, (4, 4), (37, 29, 45)), "4 × 4 on 37 × 29 × 45"),

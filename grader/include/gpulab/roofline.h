@@ -41,8 +41,9 @@ struct RooflineKernel {
     double bytes = 0;        // compulsory bytes per launch
     std::function<void()> launch;
     // The student's and the expert's: fresh inputs before every sample, a sample of the output checked after
-    // it, the hardware's floor, the kernels approved at the technique size (timed_work.h). A kernel whose
-    // timed launches break it is left off the chart, with why.
+    // it, the hardware's floor, and (the student's only) the kernels approved at the technique size
+    // (timed_work.h): the expert may pick its kernel by size, as a tuned library does. A kernel whose timed
+    // launches break these is left off the chart, with why.
     std::shared_ptr<TimedWork> work;
     std::string absent;  // set instead of launch: why this kernel is not on the chart
 };
@@ -64,6 +65,14 @@ struct Roofline {
     std::string device, problem;  // "NVIDIA H100 80GB HBM3", "8192 x 8192 x 3 bytes"
     std::vector<RooflinePoint> points;
 };
+
+// The student's kernel of one technique and the reference's, as two points ("your tiled", "reference tiled").
+// The student's first launch at this size runs under the deadline the reference's time sets, as in the speed
+// tests (timed_work.h), so a launch that computes on the host costs seconds here too.
+void add_student_and_reference(std::vector<RooflineKernel>& kernels, const std::string& technique,
+                               const std::string& arithmetic, double operations, double bytes,
+                               const std::function<void()>& yours, const std::function<void()>& theirs,
+                               std::shared_ptr<TimedWork> work);
 
 // Times every kernel alone (warm-up, then the median of the samples). Never throws for a student's kernel:
 // what went wrong becomes the point's `absent`.

@@ -39,6 +39,8 @@ void set_companion_references(const std::map<std::string, std::string>& by_lab);
 // The API table of another lab's reference solution. Throws std::runtime_error saying why when it was
 // not handed over (that lab is not built here) or does not load.
 const void* load_companion_api(const std::string& lab);
+// Whether gpulab-grade handed over a library under this name (another lab's reference, "<lab>/expert").
+bool companion_handed_over(const std::string& name);
 
 template <typename Api>
 const Api& companion_api(const std::string& lab) {

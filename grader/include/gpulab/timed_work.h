@@ -55,8 +55,13 @@ void set_memory_floor(TimedWork& work, double bytes, double copy_gbs, double mar
 // highest clock). No floor where the peak is unknown (an unknown architecture).
 void set_compute_floor(TimedWork& work, double flops);
 
-// This GPU's FP32 peak in TFLOP/s from its facts; 0 when unknown or without a GPU.
+// This GPU's peak in T operations/s for "fp32", "fp64" or "int32" arithmetic (SMs x lanes x 2 x the highest
+// clock), from its facts; 0 when unknown or without a GPU.
+double peak_tflops(const std::string& arithmetic);
 double fp32_peak_tflops();
+
+// "" when a median of `median_ms` is possible for `work`, else why not: it beats the work's floor.
+std::string too_fast_message(const TimedWork& work, double median_ms);
 
 // Runs `launch` once while recording: the launches it made, to be approved (TimedWork::approved).
 std::vector<RecordedLaunch> probe_launches(const std::function<void()>& launch);

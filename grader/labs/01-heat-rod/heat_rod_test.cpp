@@ -555,11 +555,10 @@ TEST(Report, Roofline) {
     const double flops = roof.at("operations_per_cell").get<double>() * double(M - 2),
                  bytes = roof.at("bytes_per_cell").get<double>() * double(M - 2);
     auto work = std::make_shared<gpulab::TimedWork>(timed_step(M, r, d_in.data(), d_out.data(), roofs.copy_gbs));
-    const auto yours = [&] { student().launch_step(d_in.data(), d_out.data(), M, r); };
-    const auto theirs = [&] { reference().launch_step(d_in.data(), d_reference.data(), M, r); };
-    gpulab::first_launch_under_deadline(*work, yours, theirs);
-    std::vector<gpulab::RooflineKernel> kernels{{"your step", "student", "fp32", flops, bytes, yours, work},
-                                                {"reference step", "reference", "fp32", flops, bytes, theirs}};
+    std::vector<gpulab::RooflineKernel> kernels;
+    gpulab::add_student_and_reference(kernels, "step", "fp32", flops, bytes,
+                                      [&] { student().launch_step(d_in.data(), d_out.data(), M, r); },
+                                      [&] { reference().launch_step(d_in.data(), d_reference.data(), M, r); }, work);
     std::string why;
     if (const auto* expert = gpulab::expert_api<HeatRodExpertApi>(kLab, &why))
         kernels.push_back({"expert", "expert", "fp32", flops, bytes,

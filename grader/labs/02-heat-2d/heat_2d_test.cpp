@@ -1083,11 +1083,9 @@ TEST(Report, Roofline) {
         const StepFn mine = step_of(student(), kernel), theirs = step_of(reference(), kernel);
         auto work = std::make_shared<gpulab::TimedWork>(
             timed_step(mine, launcher_name(kernel), g, r, d_in.data(), d_out.data(), roofs.copy_gbs));
-        const auto yours = [&, mine] { mine(d_in.data(), d_out.data(), N, N, r); };
-        const auto reference_launch = [&, theirs] { theirs(d_in.data(), d_reference.data(), N, N, r); };
-        gpulab::first_launch_under_deadline(*work, yours, reference_launch);
-        kernels.push_back({std::string("your ") + kernel_name(kernel), "student", "fp32", flops, bytes, yours, work});
-        kernels.push_back({std::string("reference ") + kernel_name(kernel), "reference", "fp32", flops, bytes, reference_launch});
+        gpulab::add_student_and_reference(kernels, kernel_name(kernel), "fp32", flops, bytes,
+                                          [&, mine] { mine(d_in.data(), d_out.data(), N, N, r); },
+                                          [&, theirs] { theirs(d_in.data(), d_reference.data(), N, N, r); }, work);
     }
     std::string why;
     if (const auto* expert = gpulab::expert_api<Heat2dExpertApi>(kLab, &why))

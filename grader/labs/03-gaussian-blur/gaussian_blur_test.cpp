@@ -770,11 +770,9 @@ TEST(Report, Roofline) {
     for (Kernel k : {Kernel::naive, Kernel::tiled}) {
         auto work = std::make_shared<gpulab::TimedWork>(
             timed_blur(student_launch(k), student_call(k), w, h, c, d_in.data(), d_out.data(), roofs.copy_gbs));
-        const auto yours = [&, k] { launch(student(), k, d_in.data(), d_out.data(), w, h, c); };
-        const auto theirs = [&, k] { launch(reference(), k, d_in.data(), d_reference.data(), w, h, c); };
-        gpulab::first_launch_under_deadline(*work, yours, theirs);
-        kernels.push_back({"your " + kernel_name(k), "student", "int32", ops, bytes, yours, work});
-        kernels.push_back({"reference " + kernel_name(k), "reference", "int32", ops, bytes, theirs});
+        gpulab::add_student_and_reference(
+            kernels, kernel_name(k), "int32", ops, bytes, [&, k] { launch(student(), k, d_in.data(), d_out.data(), w, h, c); },
+            [&, k] { launch(reference(), k, d_in.data(), d_reference.data(), w, h, c); }, work);
     }
     std::string why;
     if (const auto* expert = gpulab::expert_api<GaussianBlurExpertApi>(kLab, &why)) {

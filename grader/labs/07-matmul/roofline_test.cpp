@@ -39,11 +39,9 @@ TEST(Report, Roofline) {
         float* operand = takes_bt(kernel) ? bt.data() : b.data();
         const MatmulLaunch mine = launcher(student(), kernel), theirs = launcher(reference(), kernel);
         auto work = std::make_shared<gpulab::TimedWork>(timed_product(kernel, s, {a.data(), operand, c.data()}));
-        const auto yours = [&, mine, operand] { mine(a.data(), operand, c.data(), n, n, n); };
-        const auto reference_launch = [&, theirs, operand] { theirs(a.data(), operand, c_reference.data(), n, n, n); };
-        gpulab::first_launch_under_deadline(*work, yours, reference_launch);
-        kernels.push_back({std::string("your ") + kernel_name(kernel), "student", "fp32", flops, bytes, yours, work});
-        kernels.push_back({std::string("reference ") + kernel_name(kernel), "reference", "fp32", flops, bytes, reference_launch});
+        gpulab::add_student_and_reference(
+            kernels, kernel_name(kernel), "fp32", flops, bytes, [&, mine, operand] { mine(a.data(), operand, c.data(), n, n, n); },
+            [&, theirs, operand] { theirs(a.data(), operand, c_reference.data(), n, n, n); }, work);
     }
     std::string why;
     if (const auto* expert = gpulab::expert_api<MatmulExpertApi>("07-matmul", &why)) {

@@ -204,11 +204,9 @@ void roofline(const StencilCase& param) {
         const StencilLaunch<T> mine = student().of(t).template get<T>(), theirs = reference().of(t).template get<T>();
         if (!mine || !theirs) continue;
         auto work = std::make_shared<gpulab::TimedWork>(timed_sweep<T>(t, param.precision, g, c, d_in.data(), d_out.data(), roofs.copy_gbs));
-        const auto yours = [&, mine] { mine(d_in.data(), d_out.data(), g.nx, g.ny, g.nz, ct); };
-        const auto reference_launch = [&, theirs] { theirs(d_in.data(), d_reference.data(), g.nx, g.ny, g.nz, ct); };
-        gpulab::first_launch_under_deadline(*work, yours, reference_launch);
-        kernels.push_back({std::string("your ") + technique_name(t), "student", arithmetic, flops, bytes, yours, work});
-        kernels.push_back({std::string("reference ") + technique_name(t), "reference", arithmetic, flops, bytes, reference_launch});
+        gpulab::add_student_and_reference(
+            kernels, technique_name(t), arithmetic, flops, bytes, [&, mine] { mine(d_in.data(), d_out.data(), g.nx, g.ny, g.nz, ct); },
+            [&, theirs] { theirs(d_in.data(), d_reference.data(), g.nx, g.ny, g.nz, ct); }, work);
     }
     std::string why;
     const std::string lab = gpulab::lab_config().at("lab");

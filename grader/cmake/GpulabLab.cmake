@@ -366,9 +366,14 @@ function(gpulab_add_lab lab)
     add_test(NAME ${lab}/reference-scores-full-marks
              COMMAND ${grade} --solution reference --require full --out ${out}/${lab}-reference)
     set(timed_tests ${lab}/reference-scores-full-marks)
+    # An untimed check grades with --compare-modes: where a GPU exists, the one GPU grading is held to the
+    # requirement and CPU execution mode must give the same correctness verdicts (graded with the same seed);
+    # without one, CPU execution mode's grade is held to the requirement. A timed check (alone, on the GPU's
+    # clock) has its own comparison check beside the others: cpu-mode-agrees-with-gpu/<name>.
     add_test(NAME ${lab}/starter-builds-and-fails-its-todos
-             COMMAND ${grade} --solution starter --require starter --no-timing --out ${out}/${lab}-starter)
+             COMMAND ${grade} --solution starter --require starter --no-timing --compare-modes --out ${out}/${lab}-starter)
     set(untimed_tests ${lab}/starter-builds-and-fails-its-todos)
+    set(compared_apart reference)
     foreach(variant ${variants})
         string(REPLACE "/" "-" name ${variant})
         file(READ ${grader_dir}/${variant}.json variant_text)
@@ -378,13 +383,18 @@ function(gpulab_add_lab lab)
         if(NOT no_key AND NOT compiles)
             set(build_flag "")
         endif()
+        # A variant that names speed tests is timed, alone, and only in those tests (--time-only): its other
+        # speed tests are left out, as in every untimed variant's check.
         set(timing_flag --no-timing)
         string(JSON must_fail ERROR_VARIABLE no_list GET "${variant_text}" must_fail)
         if(NOT no_list)
             foreach(id ${timing_ids})
                 string(FIND "${must_fail}" "\"${id}\"" at)
                 if(NOT at EQUAL -1)
-                    set(timing_flag "")
+                    if(timing_flag STREQUAL "--no-timing")
+                        set(timing_flag "")
+                    endif()
+                    list(APPEND timing_flag --time-only ${id})
                 endif()
             endforeach()
         endif()
@@ -396,17 +406,21 @@ function(gpulab_add_lab lab)
             set(require expected)
         endif()
         # A variant's verdict rests on the tests that score; the reports (0 points) are left out.
+        if(timing_flag STREQUAL "--no-timing")
+            list(APPEND timing_flag --compare-modes)
+        endif()
         add_test(NAME ${check}
                  COMMAND $<TARGET_FILE:gpulab-grade> --lab ${lab} ${build_flag} ${timing_flag} --no-reports --solution ${variant}
                          --require ${require} --out ${out}/${lab}-${name})
-        if(timing_flag)
+        if("--compare-modes" IN_LIST timing_flag)
             list(APPEND untimed_tests ${check})
         else()
             list(APPEND timed_tests ${check})
+            list(APPEND compared_apart ${variant})
         endif()
     endforeach()
     # Where a GPU exists: CPU execution mode must give the GPU's correctness verdicts.
-    foreach(solution reference starter ${variants})
+    foreach(solution ${compared_apart})
         string(REPLACE "/" "-" name ${solution})
         add_test(NAME ${lab}/cpu-mode-agrees-with-gpu/${name}
                  COMMAND ${grade} --solution ${solution} --compare-modes --no-timing --out ${out}/${lab}-modes-${name})

@@ -301,6 +301,10 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
             if (!request.timing)
                 for (const std::string& id : ids_where(config, "timing", true))
                     if (!spec.left_out.count(id)) spec.left_out[id] = "not run: timing left out (--no-timing)";
+            if (request.timing && !request.time_only.empty())
+                for (const std::string& id : ids_where(config, "timing", true))
+                    if (!request.time_only.count(id) && !spec.left_out.count(id))
+                        spec.left_out[id] = "not run: timing left out (--time-only)";
             if (!request.reports)
                 for (const std::string& id : ids_where(config, "points", 0))
                     if (!spec.left_out.count(id)) spec.left_out[id] = "not run: reports left out (--no-reports)";

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <stdexcept>
+#include <set>
 #include <string>
 
 namespace gpulab::runner {
@@ -30,6 +31,9 @@ struct GradeRequest {
     unsigned max_hangs = 0;  // see SessionSpec::max_hangs; 0: no cap
     // Every lab this build has, for the labs a lab's reports draw on (lab.json "companions").
     const std::vector<LabManifest>* all_labs = nullptr;
+    // Where not empty (and timing is on): the only tests marked "timing" that run; the others are left out.
+    // make test's check of a planted bug times only the speed tests the bug names.
+    std::set<std::string> time_only;
 };
 
 struct LabGrade {

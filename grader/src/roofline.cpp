@@ -2,6 +2,7 @@
 
 #include "gpulab/cuda_check.h"
 #include "gpulab/device_facts.h"
+#include "gpulab/phase_clock.h"
 
 #include <cuda_runtime.h>
 #include <nlohmann/json.hpp>
@@ -50,6 +51,7 @@ RooflinePoint measure(const Roofs& roofs, const RooflineKernel& k, const TimingO
 }  // namespace
 
 Roofs measure_roofs(std::size_t copy_bytes, const TimingOptions& options) {
+    const PhaseClock phase("roofline: copy bandwidth");
     Roofs roofs;
     roofs.copy_gbs = copy_bandwidth_gbs(copy_bytes, options);
     roofs.fp32_gflops = 1e3 * peak_tflops("fp32");
@@ -77,7 +79,10 @@ void add_student_and_reference(std::vector<RooflineKernel>& kernels, const std::
 Roofline measure_roofline(const Roofs& roofs, const std::string& problem, const std::vector<RooflineKernel>& kernels,
                           const TimingOptions& options) {
     Roofline roofline{roofs, device_facts().name, problem, {}};
-    for (const RooflineKernel& k : kernels) roofline.points.push_back(measure(roofs, k, options));
+    for (const RooflineKernel& k : kernels) {
+        const PhaseClock phase("roofline: " + k.label);
+        roofline.points.push_back(measure(roofs, k, options));
+    }
     return roofline;
 }
 

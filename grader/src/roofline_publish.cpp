@@ -5,11 +5,13 @@
 #include "gpulab/format.h"
 #include "gpulab/grader_test.h"
 #include "gpulab/image.h"
+#include "gpulab/phase_clock.h"
 #include "gpulab/plot.h"
 
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 namespace gpulab {
@@ -39,7 +41,9 @@ void publish_roofline(const Roofline& r, const std::string& lab_tag) {
     const std::string json_path = dir + "/roofline.json", png_path = dir + "/roofline.png";
     const std::string text = roofline_json(r);
     std::ofstream(json_path) << text << "\n";
+    std::optional<PhaseClock> phase(std::in_place, "roofline: plot");  // a Python start and a matplotlib import
     const PlotOutcome plot = draw_plot("roofline", json_path, {"--out", png_path});
+    phase.reset();
     std::cout << lab_tag << " roofline on " << r.device << ", " << r.problem << ": a device copy moves "
               << fixed(r.roofs.copy_gbs, 0) << " GB/s; FP32 peak " << fixed(r.roofs.fp32_gflops / 1e3, 1)
               << " TFLOP/s, FP64 " << fixed(r.roofs.fp64_gflops / 1e3, 1) << " TFLOP/s ('of roof': of what the "

@@ -158,7 +158,9 @@ int run_batch(const BatchOptions& options) {
                 ResultsDb mine(db.path());  // a connection per thread
                 const WorkspaceSlot slot(workspaces);
                 Workspace ws(workspace_spec(options, intake.specs, slot.dir()));
-                progress.note("[gpulab-grade-class] worker " + std::to_string(w) + ": preparing its copy of the tree (first time only)");
+                progress.note("[gpulab-grade-class] worker " + std::to_string(w) +
+                              (ws.prepared() ? ": its copy of the tree in " + slot.dir() + " is prepared already (an earlier run's)"
+                                             : ": preparing its copy of the tree (first time only)"));
                 ws.prepare();
                 for (std::size_t i; !stopped && (i = next++) < to_build.size();) {
                     const WorkItem& item = to_build[i];

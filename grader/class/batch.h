@@ -32,6 +32,10 @@ struct BatchOptions {
     // A kernel that never ends hangs nearly every test, each for the lab's whole time limit: after this many
     // hung tests the rest of that lab is not run (and counts as hung). 0: no cap.
     unsigned max_hangs = 2;
+    // Every test's time limit in seconds, instead of lab.json's (gpulab-grade's GPULAB_TEST_TIMEOUT_S). 0: lab.json's.
+    // A short one makes each submission whose kernel never ends cost seconds instead of minutes, at the risk of
+    // stopping a slow but correct test: for CPU execution mode's small inputs, or a class known to hang a lot.
+    unsigned test_time_limit_s = 0;
     // Where the workspaces go (worker-N folders, taken under a lock: runs that share it reuse each other's
     // prepared workspaces); %N becomes this node's short host name. Empty: <out>/work (default_work_root).
     std::string workspaces;

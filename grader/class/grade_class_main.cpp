@@ -82,6 +82,9 @@ int main(int argc, char** argv) {
     app.add_option("--lab-time-limit", options.lab_time_limit_s, "seconds one submission-lab may take, build and tests")->capture_default_str();
     app.add_option("--max-hangs", options.max_hangs,
                    "after this many tests of a lab hit their time limit, the rest of it is not run (0: no cap)")->capture_default_str();
+    app.add_option("--test-time-limit", options.test_time_limit_s,
+                   "seconds every test may take, instead of lab.json's limits (0: lab.json's); a kernel that never ends then "
+                   "costs --max-hangs times this")->capture_default_str();
     app.add_option("--workspaces", options.workspaces,
                    "where the workspaces go (default <out>/work); %N: the node's short host name, for a node-local folder");
 

@@ -156,6 +156,9 @@ LabResult grade_one(GradingContext& c, Workspace& ws, const WorkItem& item, cons
     if (built) argv.push_back("--no-build");
     const bool on_gpu = c.options.mode == "gpu";
     std::map<std::string, std::string> env;
+    // gpulab-grade's tests read their limit from lab.json, or from this variable where it is set (the grader's
+    // timeout_for): the same limit for every test of the lab.
+    if (c.options.test_time_limit_s) env["GPULAB_TEST_TIMEOUT_S"] = std::to_string(c.options.test_time_limit_s);
     int gpu = -1;
     if (on_gpu) {
         c.progress->started(r.student + " " + r.lab + ": waiting for a GPU");

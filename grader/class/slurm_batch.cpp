@@ -34,7 +34,8 @@ nlohmann::json options_to_json(const BatchOptions& o, const std::string& seed) {
     return {{"submissions", fs::absolute(o.submissions).string()}, {"out", fs::absolute(o.out).string()},
             {"tree", fs::absolute(o.tree).string()}, {"labs", o.labs}, {"mode", o.mode}, {"seed", seed},
             {"unsandboxed", o.unsandboxed}, {"cmake_args", o.cmake_args}, {"grader_version", o.grader_version},
-            {"lab_time_limit_s", o.lab_time_limit_s}, {"max_hangs", o.max_hangs}, {"workspaces", o.workspaces}};
+            {"lab_time_limit_s", o.lab_time_limit_s}, {"max_hangs", o.max_hangs},
+            {"test_time_limit_s", o.test_time_limit_s}, {"workspaces", o.workspaces}};
 }
 
 BatchOptions options_from_json(const nlohmann::json& j, std::string& seed) {
@@ -50,6 +51,7 @@ BatchOptions options_from_json(const nlohmann::json& j, std::string& seed) {
     o.grader_version = j.at("grader_version");
     o.lab_time_limit_s = j.at("lab_time_limit_s");
     o.max_hangs = j.at("max_hangs");
+    o.test_time_limit_s = j.value("test_time_limit_s", 0u);  // absent from a batch an older version wrote
     o.workspaces = j.at("workspaces");
     return o;
 }

@@ -66,14 +66,22 @@ std::string Workspace::run_dir(const std::string& student, const std::string& la
     return (fs::path(scratch_) / "runs" / student / lab).string();
 }
 
-void Workspace::prepare() {
-    // What the workspace was prepared for: another version, other labs or other CMake options start it again.
-    std::string made_for = spec_.version + "\n";
-    for (const std::string& lab : spec_.labs) made_for += lab + " ";
-    for (const std::string& arg : spec_.cmake_args) made_for += "\n" + arg;
-    made_for += "\n";
+// What the workspace was prepared for: another version, other labs or other CMake options start it again.
+std::string Workspace::made_for() const {
+    std::string text = spec_.version + "\n";
+    for (const std::string& lab : spec_.labs) text += lab + " ";
+    for (const std::string& arg : spec_.cmake_args) text += "\n" + arg;
+    return text + "\n";
+}
+
+bool Workspace::prepared() const {
     const fs::path marker = fs::path(spec_.dir) / "prepared";
-    if (fs::exists(marker) && fs::exists(fs::path(build_) / "CMakeCache.txt") && runner::read_text(marker) == made_for) return;
+    return fs::exists(marker) && fs::exists(fs::path(build_) / "CMakeCache.txt") && runner::read_text(marker) == made_for();
+}
+
+void Workspace::prepare() {
+    if (prepared()) return;
+    const fs::path marker = fs::path(spec_.dir) / "prepared";
     fs::remove_all(tree_);
     copy_tree(spec_.instructor_tree, tree_);
     std::string only;
@@ -86,7 +94,7 @@ void Workspace::prepare() {
     // The graders and the reference once, before any student's code: what every submission shares.
     run_or_throw({"cmake", "--build", build_, "--target", "gpulab_graders", "-j", "2"}, fs::path(spec_.dir) / "graders.log",
                  "building the graders in " + spec_.dir);
-    std::ofstream(marker) << made_for;
+    std::ofstream(marker) << made_for();
 }
 
 void Workspace::place(const std::string& lab, const std::vector<std::pair<std::string, std::string>>& files) {

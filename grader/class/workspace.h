@@ -33,6 +33,8 @@ public:
     // Copies the instructor's tree (without build folders, .git and earlier workspaces) and configures
     // the build; a second call (or another process, for the same version) finds both done. Throws std::runtime_error with the log's tail on failure.
     void prepare();
+    // Whether prepare() would find everything done (the same version, labs and CMake options), nothing to build.
+    bool prepared() const;
 
     // Puts one submission's files for `lab` in place: starter/<lab>/ back to the instructor's files, then
     // each found file (source name -> path) over it. Removes the library an earlier build left, so a
@@ -40,6 +42,7 @@ public:
     void place(const std::string& lab, const std::vector<std::pair<std::string, std::string>>& files);
 
 private:
+    std::string made_for() const;  // what the "prepared" marker holds once prepare() has done its work
     WorkspaceSpec spec_;
     std::string tree_, scratch_, build_;
 };

@@ -6,8 +6,10 @@ CMake wrote them into the build folder), in the shapes students hand things in: 
 (nested one level too deep), a tar.gz with the wrong folder name, stray files, nothing at all. Then the batch
 is killed with SIGKILL part way, resumed, and must lose nothing and grade nothing twice.
 
-Usage: class_corpus_test.py <gpulab-grade-class> <source tree> <build folder> <scratch folder>
-Exit 77 (skipped) where the sandbox cannot run.
+Usage: class_corpus_test.py <gpulab-grade-class> <source tree> <build folder> <scratch folder> [<workspaces>]
+<workspaces>: the --workspaces folder, shared with class_slurm_test.py (make test runs the two one after the other):
+the workers' prepared copies of the tree are reused, as the runs of one course reuse them (a minute of building
+lab 01's graders on two cores, once instead of twice). Exit 77 (skipped) where the sandbox cannot run.
 """
 import csv
 import json
@@ -23,6 +25,8 @@ import zipfile
 
 LAB = "01-heat-rod"
 SOURCE = "heat_rod.cu"
+# Every test's time limit (gpulab-grade-class --test-time-limit): what the endless loop costs, twice.
+TEST_TIME_LIMIT_S = 10
 
 
 def variant(build, kind, name):
@@ -54,7 +58,8 @@ def build_corpus(tree, build, folder):
         "bob": ("zip-nested", starter, "graded", "less"),
         "carol": ("targz-wrong-folder", read("wrong", "off-by-one-boundary"), "graded", "less"),
         "dave": ("folder-exact", read("wrong", "does-not-compile"), "did not build", "zero"),
-        # Never ends: two tests wait out the lab's time limit, the rest of the lab is not run (--max-hangs 2).
+        # Never ends: two tests wait out their time limit, the rest of the lab is not run (--max-hangs 2). The limit
+        # is --test-time-limit's 10 s, not lab.json's 60 s: the reference's slowest test takes about 1.5 s here.
         "erin": ("folder-exact", read("wrong", "endless-loop"), "graded", "less"),
         "frank": ("empty", None, "empty", "zero"),
         "grace": ("stray-files", reference, "graded", "full"),
@@ -99,6 +104,21 @@ def hand_in(corpus, folder):
             shutil.rmtree(staging)
 
 
+def reachable_by_others(path):
+    """Every folder from / down to path lets others through (the sandbox runs student code as nobody)."""
+    at = "/"
+    for part in os.path.abspath(path).split("/")[1:]:
+        at = os.path.join(at, part)
+        if os.path.isdir(at) and not os.stat(at).st_mode & 0o001:
+            return False
+    return True
+
+
+def usable_workspaces(path):
+    """path for --workspaces where the sandbox's user can reach it (as root: nobody), else None."""
+    return path if path and (os.geteuid() != 0 or reachable_by_others(path)) else None
+
+
 def gradebook(out):
     with open(os.path.join(out, "gradebook.csv")) as f:
         return {row["student"]: row for row in csv.DictReader(f)}
@@ -137,7 +157,11 @@ def main():
     submissions, out = os.path.join(scratch, "submissions"), os.path.join(scratch, "out")
     corpus = build_corpus(tree, build, submissions)
     command = [program, "--submissions", submissions, "--out", out, "--tree", tree, "--labs", LAB, "--mode", "cpu",
-               "--workers", "1", "--seed", "12345", "--lab-time-limit", "900"]
+               "--workers", "1", "--seed", "12345", "--lab-time-limit", "900", "--test-time-limit", str(TEST_TIME_LIMIT_S)]
+    # Without a shared folder (or one the sandbox cannot reach): the batch's own, <out>/work or under /var/tmp.
+    workspaces = usable_workspaces(sys.argv[5] if len(sys.argv) > 5 else None)
+    if workspaces:
+        command += ["--workspaces", workspaces]
 
     # A first run, killed with SIGKILL once two results are stored.
     log = open(os.path.join(scratch, "first-run.log"), "w")
@@ -202,6 +226,10 @@ def main():
         raw = os.path.join(out, "students", student, "raw", LAB)
         if corpus[student][2] == "graded" and not all(os.path.exists(os.path.join(raw, f)) for f in ("summary.json", "tests.log")):
             problems.append(f"{student}: no raw summary.json and tests.log in {raw}")
+    # The endless loop was stopped by --test-time-limit's limit, twice, and the rest of its lab not run (--max-hangs).
+    hung = open(os.path.join(out, "students", "erin", "results.json")).read()
+    if hung.count(f"within its time limit ({TEST_TIME_LIMIT_S} s)") != 2:
+        problems.append(f"erin: not two tests stopped at --test-time-limit's {TEST_TIME_LIMIT_S} s in results.json")
     if not any(f.endswith(".xml") for f in os.listdir(os.path.join(out, "students", "alice", "raw", LAB))):
         problems.append("alice: no JUnit XML among the raw results")
     notes = json.load(open(os.path.join(out, "work", "intake", "grace.notes.json")))

@@ -7,11 +7,12 @@ equal it verdict for verdict.
 The class: lab 01 in CPU execution mode, 16 students handed in as class_corpus_test.py hands them in (a folder, a
 nested zip, a tar.gz with the wrong folder name, stray files, nothing at all): the reference, the starter,
 planted bugs, a compile error, and copies of the reference and the starter under other
-names; 15 submission-labs to grade, in 4 array tasks. The graders are built once: both runs share one workspace
-folder (--workspaces), and the array tasks, one at a time on the node (--cpus-per-task = the node's CPUs), take
-over the workspace the single-machine run prepared.
+names; 15 submission-labs to grade, in 4 array tasks. The graders are built at most once: both runs share one
+workspace folder (--workspaces), and the array tasks, one at a time on the node (--cpus-per-task = the node's CPUs),
+take over the workspace the single-machine run prepared, or found prepared (make test gives this test and
+class_corpus_test.py one <workspaces> folder, and runs them one after the other).
 
-Usage: class_slurm_test.py <gpulab-grade-class> <source tree> <build folder> <scratch folder>
+Usage: class_slurm_test.py <gpulab-grade-class> <source tree> <build folder> <scratch folder> [<workspaces>]
 Exit 77 (skipped, with the reason printed) where this is not root, slurm-wlm and munge cannot be installed, the
 daemons do not start, or the sandbox cannot run.
 """
@@ -53,16 +54,6 @@ def build_class(tree, build, folder):
         students[name] = ("folder-exact", code)
     corpus.hand_in(students, folder)
     return students
-
-
-def reachable_by_others(path):
-    """Every folder from / down to path lets others through (the sandbox runs student code as nobody)."""
-    at = "/"
-    for part in os.path.abspath(path).split("/")[1:]:
-        at = os.path.join(at, part)
-        if os.path.isdir(at) and not os.stat(at).st_mode & 0o001:
-            return False
-    return True
 
 
 def run(command, log, env=None):
@@ -141,8 +132,8 @@ def main():
     students = build_class(tree, build, submissions)
     # One workspace folder for both runs, which the sandbox's user (nobody, as root) must be able to reach.
     own_workspaces = None
-    workspaces = os.path.join(scratch, "workspaces")
-    if not reachable_by_others(scratch):
+    workspaces = corpus.usable_workspaces(sys.argv[5] if len(sys.argv) > 5 else os.path.join(scratch, "workspaces"))
+    if not workspaces:
         own_workspaces = workspaces = tempfile.mkdtemp(prefix="gpulab-slurm-test-ws-", dir="/var/tmp")
         os.chmod(workspaces, 0o711)
     common = ["--submissions", submissions, "--tree", tree, "--labs", corpus.LAB, "--mode", "cpu", "--seed", SEED,
@@ -170,7 +161,8 @@ def with_cluster(program, cluster, common, local, cluster_out, students, scratch
     if status != 0:
         print(output[-4000:] + f"\nFAIL: the single-machine run exited {status}")
         return 1
-    print(f"single-machine run: {seconds:.0f} s (the workspace prepared once, {len(students) - 1} submission-labs graded)", flush=True)
+    print(f"single-machine run: {seconds:.0f} s ({len(students) - 1} submission-labs graded, in a workspace "
+          f"{'found prepared' if 'preparing its copy' not in output else 'it prepared'})", flush=True)
 
     slurm = [program, "--slurm", "--out", cluster_out, "--partition", cluster.partition, "--array-tasks", str(TASKS),
              "--cpus-per-task", str(cluster.cpus), "--time", "20", "--poll", "1"] + common

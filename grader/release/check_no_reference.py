@@ -2,7 +2,7 @@
 """Proves that a student release holds no reference source (nor the instructor's expert kernels, expert/,
 which are held to the same checks as reference/).
 
-usage: check_no_reference.py <unpacked release dir> <source repo>
+usage: check_no_reference.py <unpacked release dir> <source repo> [--ptx-cache <dir>]
 
 Reads every file of the release, binary ones included, and looks for
   (a) a reference source file: a source file under reference/, or a file whose bytes are those of a
@@ -17,8 +17,13 @@ Reads every file of the release, binary ones included, and looks for
       the reference's own PTX (nvcc -ptx of each reference .cu).
 Prints each finding (file, what matched, where it comes from) and exits 1; otherwise prints one line
 and exits 0. Exit 2: usage error.
+
+--ptx-cache <dir>: keeps each reference .cu's PTX entry lines in <dir>, under a hash of everything nvcc -ptx
+read to make them (nvcc and its version, the command, the source, every file in its include folders), for the
+next check of the same reference: nvcc -ptx of the reference takes seconds, the rest of the check less than one.
 """
 import concurrent.futures
+import hashlib
 import json
 import os
 import re
@@ -79,12 +84,28 @@ def find_nvcc() -> str | None:
     return nvcc
 
 
-def ptx_entry_lines(repo: Path, files: list[str]) -> dict[bytes, str]:
-    """The .entry lines of the PTX nvcc makes of each reference .cu (kernel entry points as PTX spells them)."""
+def ptx_cache_key(nvcc_identity: bytes, command: list[str], source: Path, includes: list[Path]) -> str:
+    """A hash of what nvcc -ptx reads: nvcc, the command, the source and every file of its own folder and of
+    its include folders."""
+    digest = hashlib.sha256(nvcc_identity + b"\0" + "\0".join(command).encode() + b"\0")
+    folders = [source.parent] + includes
+    inputs = [source] + sorted({f for d in folders if d.is_dir() for f in d.rglob("*") if f.is_file()})
+    for f in inputs:
+        digest.update(str(f).encode() + b"\0" + f.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def ptx_entry_lines(repo: Path, files: list[str], cache: Path | None = None) -> dict[bytes, str]:
+    """The .entry lines of the PTX nvcc makes of each reference .cu (kernel entry points as PTX spells them),
+    taken from the cache where it holds them for the same inputs."""
     nvcc = find_nvcc()
     if nvcc is None:
         return {}
     sources = [p for p in files if p.startswith(SECRET_ROOTS) and p.endswith(".cu")]
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+        version = subprocess.run([nvcc, "--version"], capture_output=True).stdout
+        nvcc_identity = os.path.realpath(nvcc).encode() + b"\0" + version
 
     def compile_one(path: str) -> dict[bytes, str]:
         lab = path.split("/")[1]
@@ -92,13 +113,22 @@ def ptx_entry_lines(repo: Path, files: list[str]) -> dict[bytes, str]:
         config = repo / "labs" / lab / "lab.json"
         if config.is_file() and "grader_shared" in (shared := json.loads(config.read_text())):
             includes.append(repo / "grader" / "shared" / shared["grader_shared"])
-        with tempfile.TemporaryDirectory() as tmp:
-            ptx = Path(tmp) / "reference.ptx"
-            command = [nvcc, "-ptx", "-std=c++17", "-arch=compute_75", *[f"-I{d}" for d in includes], str(repo / path), "-o", str(ptx)]
-            result = subprocess.run(command, capture_output=True, text=True)
-            if result.returncode != 0:
-                raise RuntimeError(f"nvcc -ptx {path} failed:\n{result.stderr}")
-            return {normalize(line): f"PTX of {path}" for line in ptx.read_bytes().splitlines() if b".entry" in line}
+        command = [nvcc, "-ptx", "-std=c++17", "-arch=compute_75", *[f"-I{d}" for d in includes], str(repo / path)]
+        kept = cache / (ptx_cache_key(nvcc_identity, command, repo / path, includes) + ".json") if cache is not None else None
+        if kept is not None and kept.is_file():
+            lines = [line.encode("latin-1") for line in json.loads(kept.read_text())]
+        else:
+            with tempfile.TemporaryDirectory() as tmp:
+                ptx = Path(tmp) / "reference.ptx"
+                result = subprocess.run(command + ["-o", str(ptx)], capture_output=True, text=True)
+                if result.returncode != 0:
+                    raise RuntimeError(f"nvcc -ptx {path} failed:\n{result.stderr}")
+                lines = [line for line in ptx.read_bytes().splitlines() if b".entry" in line]
+            if kept is not None:
+                partial = kept.with_suffix(f".{os.getpid()}.tmp")
+                partial.write_text(json.dumps([line.decode("latin-1") for line in lines]))
+                partial.replace(kept)
+        return {normalize(line): f"PTX of {path}" for line in lines}
 
     entries: dict[bytes, str] = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
@@ -107,7 +137,7 @@ def ptx_entry_lines(repo: Path, files: list[str]) -> dict[bytes, str]:
     return entries
 
 
-def check(release: Path, repo: Path) -> int:
+def check(release: Path, repo: Path, ptx_cache: Path | None = None) -> int:
     files = tracked_files(repo)
     references = [p for p in files if p.startswith("reference/")]
     if not references:
@@ -115,7 +145,7 @@ def check(release: Path, repo: Path) -> int:
         return 2
     by_content = {(repo / p).read_bytes(): p for p in files if p.startswith(SECRET_ROOTS) or PLANTED_VARIANT.match(p)}
     lines = distinctive_lines(repo, files)
-    entries = ptx_entry_lines(repo, files)
+    entries = ptx_entry_lines(repo, files, ptx_cache)
     # The JSON spelling of a line too: a planted variant carries the reference's text as JSON strings.
     needles = dict(lines)
     for text, where in lines.items():
@@ -157,10 +187,15 @@ def check(release: Path, repo: Path) -> int:
 
 
 def main() -> int:
-    if len(sys.argv) != 3 or not Path(sys.argv[1]).is_dir() or not Path(sys.argv[2]).is_dir():
-        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+    args = sys.argv[1:]
+    cache = None
+    if len(args) == 4 and args[2] == "--ptx-cache":
+        cache = Path(args[3])
+        args = args[:2]
+    if len(args) != 2 or not Path(args[0]).is_dir() or not Path(args[1]).is_dir():
+        print(next(line for line in __doc__.splitlines() if line.startswith("usage:")), file=sys.stderr)
         return 2
-    return check(Path(sys.argv[1]), Path(sys.argv[2]))
+    return check(Path(args[0]), Path(args[1]), cache)
 
 
 if __name__ == "__main__":

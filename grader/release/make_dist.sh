@@ -136,7 +136,7 @@ gpu_code="machine code for $(IFS=,; echo "${sass[*]:-none}" | sed 's/,/, /g')"
 [ ${#ptx[@]} -eq 0 ] || gpu_code+=", and PTX for $(IFS=,; echo "${ptx[*]}" | sed 's/,/, /g'), which the driver compiles on first use on newer GPUs"
 sed "s|@GPU_CODE@|$gpu_code|" "$here/reference_README.md" > "$tree/reference/README.md"
 
-python3 "$here/check_no_reference.py" "$tree" "$repo" ||
+python3 "$here/check_no_reference.py" "$tree" "$repo" --ptx-cache "$build_dir/ptx-cache" ||
     { echo "make_dist.sh: the release would hold reference source; nothing packed" >&2; exit 1; }
 
 # Reproducible: fixed order, owner and times (the commit's), no gzip timestamp.

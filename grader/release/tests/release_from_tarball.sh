@@ -34,7 +34,8 @@ if [ -n "$leftover" ]; then
     echo "$leftover"
     exit 1
 fi
-python3 "$here/check_no_reference.py" "$release" "$repo"
+# (The reference's PTX entry lines as make dist's check compiled them: --ptx-cache.)
+python3 "$here/check_no_reference.py" "$release" "$repo" --ptx-cache "$work/dist-build/ptx-cache"
 
 # What a student types first: the release's make grade in CPU execution mode, which builds the graders and
 # must exit 2 (graded without a GPU).

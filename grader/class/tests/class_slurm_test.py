@@ -132,8 +132,8 @@ def main():
     students = build_class(tree, build, submissions)
     # One workspace folder for both runs, which the sandbox's user (nobody, as root) must be able to reach.
     own_workspaces = None
-    workspaces = corpus.usable_workspaces(sys.argv[5] if len(sys.argv) > 5 else os.path.join(scratch, "workspaces"))
-    if not workspaces:
+    workspaces = corpus.shared_workspaces(sys.argv[5] if len(sys.argv) > 5 else None) or os.path.join(scratch, "workspaces")
+    if not corpus.reachable_by_others(workspaces):
         own_workspaces = workspaces = tempfile.mkdtemp(prefix="gpulab-slurm-test-ws-", dir="/var/tmp")
         os.chmod(workspaces, 0o711)
     common = ["--submissions", submissions, "--tree", tree, "--labs", corpus.LAB, "--mode", "cpu", "--seed", SEED,

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# release_from_tarball.sh <repo> <work dir> <CUDA architectures> [<lab,lab,...>]: what a student gets.
+# release_from_tarball.sh <repo> <work dir> <CUDA architectures> [<lab,lab,...> [<CMake arguments>]]: what a student
+# gets. The CMake arguments (-DGPULAB_STB_DIR=..., say) go to the release's own configure.
 # Builds the release (make_dist.sh, for the given architectures only, to keep CI small), unpacks its
 # tarball in a fresh folder, checks that it holds no reference source, and runs the release's own
 # `make grade` there in CPU execution mode: the starter must build and run without a crash and fail its
@@ -9,6 +10,7 @@ repo=$1
 work=$2
 architectures=$3
 labs=${4:-}
+cmake_args=${5:-}
 here=$(cd "$(dirname "$0")/.." && pwd)
 # The release's make is a fresh one, not a sub-make of whatever ran this test.
 unset MAKEFLAGS MFLAGS MAKELEVEL
@@ -41,11 +43,16 @@ python3 "$here/check_no_reference.py" "$release" "$repo" --ptx-cache "$work/dist
 # must exit 2 (graded without a GPU).
 status=0
 echo "== make grade MODE=cpu (in the unpacked release)"
-make grade MODE=cpu > "$work/grade-starter.log" 2>&1 || status=$?
+make grade MODE=cpu ${cmake_args:+CMAKE_ARGS="$cmake_args"} > "$work/grade-starter.log" 2>&1 || status=$?
 sed -n '/^== Summary/,$p' "$work/grade-starter.log"
-if [ "$status" -ne 2 ]; then
+# make exits 2 for its own failures too (a configure or a build that failed): the grader must have summed up.
+if [ "$status" -ne 2 ] || [ ! -x build/gpulab-grade ] || ! grep -q '^== Summary' "$work/grade-starter.log"; then
     tail -n 80 "$work/grade-starter.log"
-    echo "FAIL: make grade MODE=cpu exited $status, not 2 (graded without a GPU)"
+    if [ "$status" -eq 2 ]; then
+        echo "FAIL: make grade MODE=cpu failed before grading (no grade summary): see the output above"
+    else
+        echo "FAIL: make grade MODE=cpu exited $status, not 2 (graded without a GPU)"
+    fi
     exit 1
 fi
 

@@ -216,6 +216,11 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
     // Tests marked "run_in": "cpu" measure what only CPU execution mode can (for instance how often a
     // kernel reads its input): on a GPU they still run there, so both modes give one verdict.
     const std::set<std::string> cpu_only = request.mode == "gpu" ? ids_where(config, "run_in", "cpu") : std::set<std::string>{};
+    // --time-only names tests lab.json marks "timing": a misspelt one would leave every speed test out unnoticed.
+    const std::set<std::string> timed_ids = ids_where(config, "timing", true);
+    for (const std::string& id : request.time_only)
+        if (!timed_ids.count(id))
+            throw UsageError("--time-only " + id + ": " + manifest.lab + "'s lab.json marks no test \"timing\" by that name");
     const bool cpu_part = !cpu_only.empty() && manifest.graders.count("cpu") && solution->second.builds.count("cpu");
     std::vector<std::string> modes{request.mode};
     if (cpu_part) modes.push_back("cpu");
@@ -298,13 +303,12 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
             for (const std::string& id : decided) spec.left_out[id] = kLaterWave;
             for (const std::string& id : not_counted)
                 spec.left_out[id] = std::string(kNotCountedPrefix) + blocked_by.at(id) + " did not pass";
-            if (!request.timing)
-                for (const std::string& id : ids_where(config, "timing", true))
-                    if (!spec.left_out.count(id)) spec.left_out[id] = "not run: timing left out (--no-timing)";
-            if (request.timing && !request.time_only.empty())
-                for (const std::string& id : ids_where(config, "timing", true))
-                    if (!request.time_only.count(id) && !spec.left_out.count(id))
-                        spec.left_out[id] = "not run: timing left out (--time-only)";
+            for (const std::string& id : timed_ids) {
+                if (spec.left_out.count(id)) continue;
+                if (!request.timing) spec.left_out[id] = "not run: timing left out (--no-timing)";
+                else if (!request.time_only.empty() && !request.time_only.count(id))
+                    spec.left_out[id] = "not run: timing left out (--time-only)";
+            }
             if (!request.reports)
                 for (const std::string& id : ids_where(config, "points", 0))
                     if (!spec.left_out.count(id)) spec.left_out[id] = "not run: reports left out (--no-reports)";

@@ -265,6 +265,19 @@ endfunction()
 set(GPULAB_ONLY_LABS "" CACHE STRING "Build only these labs (empty: all)")
 option(GPULAB_PLANTED_VARIANTS "Build the planted bugs, correct variants and cheats and their self-checks" ON)
 
+# A timed check's --untimed-from, where the timed checks run alone: it then runs only its timed tests, taking the
+# untimed ones' outcomes from the solution's cpu-mode-agrees-with-gpu check (a CTest fixture runs that first, in
+# parallel with the others), so the machine is held alone only while something is timed. Elsewhere (nothing is
+# timed without a GPU) a timed check grades the whole lab itself.
+function(_gpulab_untimed_from lab out solution result)
+    string(REPLACE "/" "-" name ${solution})
+    if(GPULAB_TIMED_CHECKS_ALONE)
+        set(${result} --untimed-from ${out}/${lab}-modes-${name}/gpu PARENT_SCOPE)
+    else()
+        set(${result} "" PARENT_SCOPE)
+    endif()
+endfunction()
+
 function(gpulab_add_lab lab)
     if(GPULAB_ONLY_LABS AND NOT lab IN_LIST GPULAB_ONLY_LABS)
         return()
@@ -350,7 +363,8 @@ function(gpulab_add_lab lab)
     # Self-checks (make test). Grading for correctness shares a GPU well, so those checks run in
     # parallel with --no-timing; a check whose verdict rests on a timed test (the reference's full
     # marks, a cheat caught by a speed test) runs alone (RUN_SERIAL), so no other process disturbs its
-    # clock. Which tests time is said in lab.json ("timing": true).
+    # clock; on a GPU machine only its timed tests (_gpulab_untimed_from). Which tests time is said in
+    # lab.json ("timing": true).
     set(timing_ids "")
     string(JSON test_count LENGTH "${config_text}" tests)
     math(EXPR last_test "${test_count} - 1")
@@ -363,8 +377,9 @@ function(gpulab_add_lab lab)
     endforeach()
     set(grade $<TARGET_FILE:gpulab-grade> --lab ${lab} --no-build)
     set(out ${PROJECT_BINARY_DIR}/selftest-grades)
+    _gpulab_untimed_from(${lab} ${out} reference untimed_from)
     add_test(NAME ${lab}/reference-scores-full-marks
-             COMMAND ${grade} --solution reference --require full --out ${out}/${lab}-reference)
+             COMMAND ${grade} --solution reference --require full ${untimed_from} --out ${out}/${lab}-reference)
     set(timed_tests ${lab}/reference-scores-full-marks)
     # An untimed check grades with --compare-modes: where a GPU exists, the one GPU grading is held to the
     # requirement and CPU execution mode must give the same correctness verdicts (graded with the same seed);
@@ -396,7 +411,8 @@ function(gpulab_add_lab lab)
             endforeach()
         endif()
         if(named_speed_tests)
-            set(timing_flags ${named_speed_tests})
+            _gpulab_untimed_from(${lab} ${out} ${variant} untimed_from)
+            set(timing_flags ${named_speed_tests} ${untimed_from})
         else()
             set(timing_flags --no-timing --compare-modes)
         endif()
@@ -424,9 +440,22 @@ function(gpulab_add_lab lab)
         add_test(NAME ${lab}/cpu-mode-agrees-with-gpu/${name}
                  COMMAND ${grade} --solution ${solution} --compare-modes --no-timing --out ${out}/${lab}-modes-${name})
         list(APPEND untimed_tests ${lab}/cpu-mode-agrees-with-gpu/${name})
+        # Two gradings, one in CPU execution mode: among make test's longest checks, so started first (COST).
+        set_tests_properties(${lab}/cpu-mode-agrees-with-gpu/${name} PROPERTIES COST 60)
+        if(GPULAB_TIMED_CHECKS_ALONE)
+            set_tests_properties(${lab}/cpu-mode-agrees-with-gpu/${name} PROPERTIES FIXTURES_SETUP ${lab}/untimed/${name})
+        endif()
     endforeach()
     set_tests_properties(${untimed_tests} ${timed_tests} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
     if(GPULAB_TIMED_CHECKS_ALONE)
         set_tests_properties(${timed_tests} PROPERTIES RUN_SERIAL TRUE)
+        list(LENGTH timed_tests timed_count)
+        foreach(i RANGE 1 ${timed_count})
+            math(EXPR at "${i} - 1")
+            list(GET timed_tests ${at} check)
+            list(GET compared_apart ${at} solution)
+            string(REPLACE "/" "-" name ${solution})
+            set_tests_properties(${check} PROPERTIES FIXTURES_REQUIRED ${lab}/untimed/${name})
+        endforeach()
     endif()
 endfunction()

@@ -4,6 +4,7 @@
 #include "child_process.h"
 #include "test_session.h"
 #include "text_file.h"
+#include "untimed_outcomes.h"
 
 #include "gpulab/lab_config.h"
 
@@ -264,11 +265,26 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
     }
     const auto companions = [&](const std::string& mode) { return companions_by_mode.at(mode); };
     SessionResult session;
+    std::set<std::string> decided, waiting;
+    std::string seed = request.seed;
+    if (!request.untimed_from.empty()) {
+        // The untimed tests were graded before (make test: in parallel with other checks); they stand as decided,
+        // and the timed tests below require them as if they had run in this process, on the same seed.
+        std::set<std::string> not_imported = timed_ids;
+        if (!request.reports)
+            for (const std::string& id : ids_where(config, "points", 0)) not_imported.insert(id);
+        session = load_untimed_outcomes(request.untimed_from, {manifest.lab, request.solution, request.mode},
+                                        solution->second.builds.at(request.mode).library, not_imported);
+        for (const TestOutcome& t : session.tests) decided.insert(t.id);
+        if (seed.empty()) seed = session.seed;
+        std::cout << "[gpulab] " << manifest.lab << ": " << decided.size() << " untimed tests as graded in "
+                  << request.untimed_from << " (seed " << session.seed << "); running the timed tests ..." << std::endl;
+    }
     // Tests that require others (speed, technique) run once those are decided, in waves: one whose required
     // test failed is not run at all ("not counted"), so a wrong kernel costs no time at the timed sizes.
     const std::map<std::string, std::vector<std::string>> requires_of = required_tests(config);
-    std::set<std::string> decided, waiting;
-    for (const Json& test : config.at("tests")) waiting.insert(test.at("id").get<std::string>());
+    for (const Json& test : config.at("tests"))
+        if (!decided.count(test.at("id"))) waiting.insert(test.at("id").get<std::string>());
     int wave = 0;
     while (!waiting.empty()) {
         std::set<std::string> ready, not_counted;
@@ -292,7 +308,7 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
         for (const std::string& mode : modes) {
             SessionSpec spec{manifest.graders.at(mode), manifest.config, solution->second.builds.at(mode).library,
                              manifest.solutions.at("reference").builds.at(mode).library, companions(mode),
-                             (mode == request.mode ? work : work / mode).string(), request.seed, request.filter};
+                             (mode == request.mode ? work : work / mode).string(), seed, request.filter};
             spec.test_timeout_s = solution->second.test_timeout_s;
             spec.cache_dir = (fs::path(request.build_dir) / "report-cache").string();
             spec.max_hangs = request.max_hangs;
@@ -346,6 +362,7 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
         if (t.properties.contains("grader_error"))
             throw UsageError("grader error in " + manifest.lab + " (" + t.name + "), not the submission's fault: " +
                              t.properties.at("grader_error").get<std::string>());
+    save_outcomes(work.string(), {manifest.lab, request.solution, request.mode}, session);
     LabScore score = score_lab(config, session);
     if (const fs::path artifacts = work / "artifacts"; fs::is_directory(artifacts)) {
         for (const auto& entry : fs::recursive_directory_iterator(artifacts))

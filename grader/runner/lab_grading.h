@@ -34,6 +34,9 @@ struct GradeRequest {
     // Where not empty (and timing is on): the only tests marked "timing" that run; the others are left out.
     // make test's check of a planted bug times only the speed tests the bug names.
     std::set<std::string> time_only;
+    // Where not empty: the untimed tests' outcomes come from an earlier grading of the same build
+    // (<untimed_from>/<lab>/outcomes.json, untimed_outcomes.h) and only the timed tests run, with its seed.
+    std::string untimed_from;
 };
 
 struct LabGrade {

@@ -42,6 +42,7 @@ struct Options {
     bool no_timing = false;
     bool no_reports = false;
     std::vector<std::string> time_only;
+    std::string untimed_from;
     unsigned max_hangs = 0;
     bool color = isatty(STDOUT_FILENO);
     std::vector<LabManifest> all_labs;  // every lab built, whatever --lab picks
@@ -73,6 +74,7 @@ GradeRequest request_for(const Options& options, const LabManifest& lab, const s
     GradeRequest request{options.build_dir, options.solution,   mode, (out / lab.lab).string(), options.seed, options.filter,
                          !options.no_build,  !options.no_timing, !options.no_reports, options.max_hangs, &options.all_labs};
     request.time_only.insert(options.time_only.begin(), options.time_only.end());
+    request.untimed_from = options.untimed_from;
     return request;
 }
 
@@ -172,9 +174,16 @@ int main(int argc, char** argv) {
     app.add_option("--time-only", options.time_only,
                    "time only this test of those lab.json marks \"timing\" (repeatable); the others are left out "
                    "(make test times only the speed tests a planted bug names)");
+    app.add_option("--untimed-from", options.untimed_from,
+                   "take the untimed tests' outcomes (and seed) from an earlier grading of this build and solution "
+                   "(its --out folder; gpu/ in a --compare-modes one) and run only the timed tests (make test on a GPU)");
     app.add_flag("--no-reports", options.no_reports,
                  "leave out the tests worth 0 points (reports: make test checks planted bugs without them)");
     CLI11_PARSE(app, argc, argv);
+    if (!options.untimed_from.empty() && (options.compare || options.no_timing)) {
+        std::cerr << "gpulab-grade: --untimed-from runs only the timed tests: it goes with neither --compare-modes nor --no-timing\n";
+        return kUsageError;
+    }
 
     try {
         std::vector<LabManifest> labs = load_manifests(options.build_dir);

@@ -2,6 +2,7 @@
 
 #include "call_policy.h"
 #include "child_process.h"
+#include "plot_queue.h"
 #include "test_session.h"
 #include "text_file.h"
 #include "untimed_outcomes.h"
@@ -280,6 +281,8 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
         std::cout << "[gpulab] " << manifest.lab << ": " << decided.size() << " untimed tests as graded in "
                   << request.untimed_from << " (seed " << session.seed << "); running the timed tests ..." << std::endl;
     }
+    // Pictures are drawn beside the tests, by a worker of this process (plot_queue.h).
+    PlotQueue plots(work.string());
     // Tests that require others (speed, technique) run once those are decided, in waves: one whose required
     // test failed is not run at all ("not counted"), so a wrong kernel costs no time at the timed sizes.
     const std::map<std::string, std::vector<std::string>> requires_of = required_tests(config);
@@ -311,6 +314,7 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
                              (mode == request.mode ? work : work / mode).string(), seed, request.filter};
             spec.test_timeout_s = solution->second.test_timeout_s;
             spec.cache_dir = (fs::path(request.build_dir) / "report-cache").string();
+            spec.plot_queue = plots.folder();
             spec.max_hangs = request.max_hangs;
             spec.continues = wave > 0;
             spec.part_label = wave > 0 ? "wave" + std::to_string(wave) + "-" : "";
@@ -348,6 +352,13 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
         ++wave;
         if (!session.tampering.empty()) break;
     }
+    // A picture the worker could not draw is named here: its test said only where it would be.
+    std::map<std::string, std::vector<std::string>> not_drawn;  // by reason
+    for (const QueuedPicture& p : plots.finish())
+        if (!p.drawn) not_drawn[p.skipped_because].push_back(p.picture);
+    for (const auto& [reason, pictures] : not_drawn)
+        std::cout << "[gpulab] " << manifest.lab << ": " << (pictures.size() == 1 ? "picture " + pictures[0] : std::to_string(pictures.size()) + " pictures")
+                  << " not drawn: " << reason << (pictures.size() == 1 ? "" : " (the data they are drawn from is in the artifacts folder)") << "\n";
     // The CPU part's outcomes stand in for the placeholders the GPU part left for the same tests.
     std::erase_if(session.tests, [&](const TestOutcome& t) {
         return cpu_part && cpu_only.count(t.id) && t.properties.value("not_run_because", "") == kRunInCpuMode;

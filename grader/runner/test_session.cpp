@@ -40,6 +40,7 @@ std::map<std::string, std::string> child_env(const SessionSpec& spec) {
     if (!spec.seed.empty()) env["GPULAB_SEED"] = spec.seed;
     if (spec.test_timeout_s) env["GPULAB_TEST_TIMEOUT_S"] = std::to_string(spec.test_timeout_s);
     if (!spec.cache_dir.empty()) env["GPULAB_CACHE_DIR"] = spec.cache_dir;
+    if (!spec.plot_queue.empty()) env["GPULAB_PLOT_QUEUE"] = spec.plot_queue;
     env["GLIBC_TUNABLES"] = with_huge_pages(std::getenv("GLIBC_TUNABLES"));
     return env;
 }

@@ -287,14 +287,14 @@ TEST(Report, ComparisonStudy) {
               << " GPU runs, best of up to 7 CPU runs" << (cpu_cached ? ", the CPU's as first measured on this machine" : "")
               << ")\n"
               << text.str() << "[lab 07] written: " << csv_path << "\n[lab 07] "
-              << (plot.drawn ? "plot (log-log): " + png_path : "plot skipped: " + plot.skipped_because) << "\n";
+              << (plot.drawn_or_queued() ? "plot (log-log): " + png_path : "plot skipped: " + plot.skipped_because) << "\n";
     testing::Test::RecordProperty("study_table", text.str());
     testing::Test::RecordProperty("artifacts", dir);
     const Cell& big = table.rbegin()->second["tiled"];
     gpulab::record_figure((big.status == "measured" ? "tiled " + fixed(tflops(table.rbegin()->first, big.ms), 2) +
                                                           " TFLOP/s at N = " + std::to_string(table.rbegin()->first)
                                                     : std::string("tiled not measured at the largest N")) +
-                              "; " + (plot.drawn ? "plot " + png_path : "table in " + csv_path),
+                              "; " + (plot.drawn_or_queued() ? "plot " + png_path : "table in " + csv_path),
                           "report only");
 }
 

@@ -283,6 +283,7 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
     }
     // Pictures are drawn beside the tests, by a worker of this process (plot_queue.h).
     PlotQueue plots(work.string());
+    std::map<std::string, std::vector<std::string>> listed;  // each grader binary's tests, listed once
     // Tests that require others (speed, technique) run once those are decided, in waves: one whose required
     // test failed is not run at all ("not counted"), so a wrong kernel costs no time at the timed sizes.
     const std::map<std::string, std::vector<std::string>> requires_of = required_tests(config);
@@ -315,6 +316,7 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
             spec.test_timeout_s = solution->second.test_timeout_s;
             spec.cache_dir = (fs::path(request.build_dir) / "report-cache").string();
             spec.plot_queue = plots.folder();
+            spec.listed = &listed[mode];
             spec.max_hangs = request.max_hangs;
             spec.continues = wave > 0;
             spec.part_label = wave > 0 ? "wave" + std::to_string(wave) + "-" : "";

@@ -91,8 +91,14 @@ std::vector<std::string> list_tests(const SessionSpec& spec, std::string* error)
 SessionResult run_session(const SessionSpec& spec) {
     fs::create_directories(spec.work_dir);
     SessionResult result;
-    std::vector<std::string> all = list_tests(spec, &result.error);
-    if (!result.error.empty()) return result;
+    std::vector<std::string> all;
+    if (spec.listed && !spec.listed->empty()) {
+        all = *spec.listed;
+    } else {
+        all = list_tests(spec, &result.error);
+        if (!result.error.empty()) return result;
+        if (spec.listed) *spec.listed = all;
+    }
     if (!spec.only_ids.empty())
         std::erase_if(all, [&](const std::string& name) { return !spec.only_ids.count(test_id_of(name)); });
 

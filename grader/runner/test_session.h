@@ -48,6 +48,10 @@ struct SessionSpec {
     // or, when `only_ids` is not empty, the only ids it runs.
     std::map<std::string, std::string> left_out;
     std::set<std::string> only_ids;
+    // The binary's test names (--gtest_list_tests under `filter`), shared by the sessions of one grading: a
+    // listing is a process start (the lab 07 grader loads cuBLAS), and the list does not change between them.
+    // An empty list is filled by the first session that lists; null: every session lists for itself.
+    std::vector<std::string>* listed = nullptr;
     unsigned watchdog_s = 600;     // kill a process that reports nothing for this long
     unsigned test_timeout_s = 0;   // GPULAB_TEST_TIMEOUT_S for every test; 0: the lab config's
     // After this many tests hit their time limit, the tests not yet run are not run: a kernel that never

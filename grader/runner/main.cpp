@@ -89,18 +89,24 @@ int grade(Options& options, const std::vector<LabManifest>& labs) {
     run.solution = options.solution;
     run.mode = choose_mode(options.mode, labs);
     run.gpu = true;
+    bool any_device = false;
     int requirement = kGraded;
     for (const LabManifest& lab : labs) {
         LabGrade graded = grade_lab(request_for(options, lab, run.mode, options.out), lab);
         if (run.device.empty()) run.device = graded.device;
         if (run.seed.empty()) run.seed = graded.seed;
-        // A lab whose code did not build reported no device: it says nothing about the GPU.
-        if (graded.device.is_object())
+        // A lab whose code did not build reported no device ({}): it says nothing about the GPU.
+        if (graded.device.is_object() && !graded.device.empty()) {
+            any_device = true;
             run.gpu = run.gpu && graded.device.value("available", false) && !graded.device.value("emulated", false);
+        }
         print_lab(std::cout, graded.score, options.color);
         requirement = combine(requirement, check_requirement(options.require, graded.score, lab.solutions.at(options.solution)));
         run.labs.push_back(std::move(graded.score));
     }
+    // Where no lab's code built, none ran to ask: this process asks (a summary saying "no CUDA GPU was found"
+    // to a student whose code did not compile, on a GPU machine, sends them looking for the wrong problem).
+    if (!any_device) run.gpu = run.mode == "gpu" && gpu_present();
     print_summary(std::cout, run, options.color);
     write_summary(run, options.out);
     if (options.require != "none") return requirement;

@@ -358,9 +358,11 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
     std::map<std::string, std::vector<std::string>> not_drawn;  // by reason
     for (const QueuedPicture& p : plots.finish())
         if (!p.drawn) not_drawn[p.skipped_because].push_back(p.picture);
-    for (const auto& [reason, pictures] : not_drawn)
-        std::cout << "[gpulab] " << manifest.lab << ": " << (pictures.size() == 1 ? "picture " + pictures[0] : std::to_string(pictures.size()) + " pictures")
-                  << " not drawn: " << reason << (pictures.size() == 1 ? "" : " (the data they are drawn from is in the artifacts folder)") << "\n";
+    for (const auto& [reason, pictures] : not_drawn) {
+        const bool one = pictures.size() == 1;
+        std::cout << "[gpulab] " << manifest.lab << ": " << (one ? "picture " + pictures[0] : std::to_string(pictures.size()) + " pictures")
+                  << " not drawn: " << reason << (one ? "" : " (the data they are drawn from is in the artifacts folder)") << "\n";
+    }
     // The CPU part's outcomes stand in for the placeholders the GPU part left for the same tests.
     std::erase_if(session.tests, [&](const TestOutcome& t) {
         return cpu_part && cpu_only.count(t.id) && t.properties.value("not_run_because", "") == kRunInCpuMode;

@@ -68,9 +68,15 @@ grade_end = $(if $(filter-out 0,$1),$(error $(if $(filter 2,$1),exit status 2: g
   see its output above)),true)
 comma := ,
 
+# The graders make grade builds first: CPU execution mode's alone where that is what grading will use (MODE=cpu,
+# or auto where nvidia-smi sees no GPU), halving a first build; every mode's otherwise (GPU grading also runs a
+# lab's CPU-only tests). gpulab-grade builds a grader it finds missing, should the CUDA runtime see a GPU after all.
+GRADERS = $(if $(filter cpu,$(MODE))$(if $(filter auto,$(MODE)),$(if $(GPU_SEEN),,cpu)),gpulab_graders_cpu,gpulab_graders)
+GPU_SEEN = $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo yes)
+
 grade-run: configure
 	@rm -f $(GRADE_STATUS)
-	@{ cmake --build $(BUILD) --target gpulab_graders -j $(JOBS) 2>&1; echo $$? > $(BUILD)/.grader-build-status; } | \
+	@{ cmake --build $(BUILD) --target $(GRADERS) -j $(JOBS) 2>&1; echo $$? > $(BUILD)/.grader-build-status; } | \
 	  tee $(BUILD)/grader-build.log | awk -v logfile=$(BUILD)/grader-build.log -f grader/cmake/build_progress.awk
 	@test "$$(cat $(BUILD)/.grader-build-status)" = 0 || \
 	  { cat $(BUILD)/grader-build.log; echo "The grader itself failed to build (see above)."; exit 1; }

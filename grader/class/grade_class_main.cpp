@@ -4,6 +4,7 @@
 #include "batch.h"
 #include "slurm_submit.h"
 #include "slurm_task.h"
+#include "visible_gpus.h"
 
 #include <CLI/CLI.hpp>
 
@@ -14,10 +15,6 @@
 #include <iostream>
 #include <sstream>
 #include <thread>
-
-#ifdef GPULAB_CLASS_CAN_SEE_GPUS
-#include <cuda_runtime.h>
-#endif
 
 namespace {
 
@@ -43,16 +40,6 @@ std::string tree_commit(const std::string& tree) {
     }
     while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
     return out.empty() ? "unknown (not a git checkout)" : out;
-}
-
-int visible_gpus() {
-#ifdef GPULAB_CLASS_CAN_SEE_GPUS
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess) return 0;
-    return count;
-#else
-    return 0;
-#endif
 }
 
 }  // namespace
@@ -117,7 +104,7 @@ int main(int argc, char** argv) {
 
     options.labs = split(labs, ',');
     if (options.workers <= 0) options.workers = std::max(1, int(std::thread::hardware_concurrency() / 2));
-    const int available = visible_gpus();
+    const int available = gpulab::runner::visible_gpus();
     // On a cluster the GPUs are the nodes', not the submitting machine's: auto is GPU mode there.
     options.mode = mode == "auto" ? (available > 0 || use_slurm ? "gpu" : "cpu") : mode;
     if (options.mode == "gpu" && !use_slurm) {

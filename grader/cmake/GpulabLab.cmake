@@ -18,11 +18,24 @@
 # It writes <build>/gpulab-labs/<lab>.json, which tells gpulab-grade where everything is, and
 # registers the lab's self-checks with ctest.
 
-# Targets `make grade` needs before it builds the student's code.
+# Targets `make grade` needs before it builds the student's code: gpulab_graders for grading in either mode
+# (GPU grading runs a lab's CPU-only tests in CPU execution mode too), gpulab_graders_cpu for CPU execution mode
+# alone (a machine without a GPU: building the GPU graders there is minutes spent on nothing it can run).
 if(NOT TARGET gpulab_graders)
     add_custom_target(gpulab_graders)
-    add_dependencies(gpulab_graders gpulab-grade)
+    add_custom_target(gpulab_graders_cpu)
+    add_dependencies(gpulab_graders_cpu gpulab-grade)
+    add_dependencies(gpulab_graders gpulab-grade gpulab_graders_cpu)
 endif()
+
+# `target` is needed to grade in `mode` (gpu or cpu).
+function(_gpulab_needed_for_grading mode target)
+    if(mode STREQUAL "cpu")
+        add_dependencies(gpulab_graders_cpu ${target})
+    else()
+        add_dependencies(gpulab_graders ${target})
+    endif()
+endfunction()
 
 # One solution (starter, reference, a planted bug) as shared libraries: one compiled by nvcc for the
 # GPU, one through CPU execution mode; whichever this machine can build.
@@ -88,7 +101,7 @@ function(_gpulab_add_solution lab name source_dir sources expect shared)
         string(APPEND entry ", \"${mode}\": {\"target\": \"${target}\", \"library\": \"$<TARGET_FILE:${target}>\", "
                             "\"objects\": \"$<TARGET_OBJECTS:${target}>\"}")
         if(name STREQUAL "reference")
-            add_dependencies(gpulab_graders ${target})
+            _gpulab_needed_for_grading(${mode} ${target})
         endif()
     endforeach()
     set(_gpulab_solutions "${_gpulab_solutions}${_gpulab_separator}\"${name}\": {${entry}}" PARENT_SCOPE)
@@ -115,7 +128,7 @@ function(_gpulab_add_prebuilt_reference lab reference_dir sources)
         endif()
         set(target solution-${lab}-reference-${mode})
         add_custom_target(${target})
-        add_dependencies(gpulab_graders ${target})
+        _gpulab_needed_for_grading(${mode} ${target})
         string(APPEND entry ", \"${mode}\": {\"target\": \"${target}\", \"library\": \"${library}\"}")
     endforeach()
     set(_gpulab_solutions "${_gpulab_solutions}${_gpulab_separator}\"reference\": {${entry}}" PARENT_SCOPE)
@@ -164,7 +177,7 @@ function(_gpulab_add_expert lab config_text shared)
         LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/solutions/${lab}/expert/gpu
         OUTPUT_NAME expert)
     target_link_options(${target} PRIVATE -Wl,-Bsymbolic -Wl,--no-undefined)
-    add_dependencies(gpulab_graders ${target})
+    _gpulab_needed_for_grading(gpu ${target})
     set(expert_entry "\"gpu\": {\"target\": \"${target}\", \"library\": \"$<TARGET_FILE:${target}>\"}" PARENT_SCOPE)
 endfunction()
 
@@ -177,9 +190,8 @@ function(_gpulab_add_grader lab mode harness shared config_text)
     # The tables compiled into the solution and expert libraries are not the grader's.
     list(FILTER grader_sources EXCLUDE REGEX "(api|expert)_export\\.cpp$")
     set(target grade-${lab}-${mode})
-    add_executable(${target} ${grader_sources} ${PROJECT_SOURCE_DIR}/grader/src/grader_main.cpp)
+    gpulab_add_grader_executable(${target} ${harness} ${PROJECT_SOURCE_DIR}/labs/${lab}/lab.json ${grader_sources})
     target_include_directories(${target} PRIVATE ${grader_dir} ${PROJECT_SOURCE_DIR}/labs/common)
-    target_link_libraries(${target} PRIVATE ${harness})
     if(shared)
         # Grader code several labs share: built once per mode, linked by each of those labs' graders.
         set(shared_target gpulab-shared-${shared}-${mode})
@@ -188,13 +200,13 @@ function(_gpulab_add_grader lab mode harness shared config_text)
             list(FILTER shared_sources EXCLUDE REGEX "expert_export\\.cpp$")
             # An object library: its tests register themselves, so none of its objects may be dropped.
             add_library(${shared_target} OBJECT ${shared_sources})
+            gpulab_compile_as_one(${shared_target})
             target_include_directories(${shared_target} PUBLIC ${PROJECT_SOURCE_DIR}/grader/shared/${shared}
                                                                ${PROJECT_SOURCE_DIR}/labs/common)
             target_link_libraries(${shared_target} PUBLIC ${harness})
         endif()
         target_link_libraries(${target} PRIVATE ${shared_target})
     endif()
-    target_compile_definitions(${target} PRIVATE GPULAB_LAB_CONFIG_PATH="${PROJECT_SOURCE_DIR}/labs/${lab}/lab.json")
     string(JSON link_count ERROR_VARIABLE no_links LENGTH "${config_text}" grader_links ${mode})
     if(NOT no_links AND link_count GREATER 0)
         math(EXPR last_link "${link_count} - 1")
@@ -215,7 +227,7 @@ function(_gpulab_add_grader lab mode harness shared config_text)
         target_link_options(${target} PRIVATE -Wl,--dynamic-list=${PROJECT_SOURCE_DIR}/grader/cmake/grader_exports.list)
         set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${PROJECT_SOURCE_DIR}/grader/cmake/grader_exports.list)
     endif()
-    add_dependencies(gpulab_graders ${target})
+    _gpulab_needed_for_grading(${mode} ${target})
 endfunction()
 
 # Writes a copy of the reference (or of the starter, for a spec with "base": "starter") with the

@@ -53,6 +53,22 @@ bool build_target(const std::string& build_dir, const std::string& target, const
     return false;
 }
 
+// The lab's grader for `mode`, built here if it is missing and building is asked for: make grade builds only
+// CPU execution mode's graders on a machine where nvidia-smi sees no GPU, and the CUDA runtime may still see one.
+void ensure_grader(const GradeRequest& request, const LabManifest& manifest, const std::string& mode) {
+    if (fs::exists(manifest.graders.at(mode))) return;
+    if (!request.build)
+        throw UsageError("the " + mode + " grader of " + manifest.lab + " is not built (" + manifest.graders.at(mode) +
+                         "): run make grade, or cmake --build " + request.build_dir + " --target gpulab_graders");
+    std::cout << "[gpulab] " << manifest.lab << ": building its " << (mode == "cpu" ? "CPU execution mode" : "GPU")
+              << " grader ..." << std::endl;
+    const fs::path log = fs::path(request.out_dir) / ("build-grader-" + mode + ".log");
+    std::string errors;
+    // The target gpulab_add_lab names it (grader/cmake/GpulabLab.cmake, _gpulab_add_grader).
+    if (!build_target(request.build_dir, "grade-" + manifest.lab + "-" + mode, log, &errors))
+        throw UsageError("the " + mode + " grader of " + manifest.lab + " does not build; see " + log.string());
+}
+
 // The ids of tests whose lab.json entry has `key` set to `value`.
 std::set<std::string> ids_where(const Json& config, const char* key, const Json& value) {
     std::set<std::string> ids;
@@ -232,6 +248,7 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
     // Nothing of the solution is built, let alone run, before its #include lines have passed.
     if (const std::string refused = refused_includes(solution->second, config); !refused.empty())
         return {score_voided(config, "refused", refused), nlohmann::json::object(), request.seed};
+    for (const std::string& mode : modes) ensure_grader(request, manifest, mode);
     std::cout << "[gpulab] " << manifest.lab << ": building " << request.solution << " ("
               << (request.mode == "cpu" ? "CPU execution mode" : "GPU") << ") ..." << std::endl;
     for (const std::string& mode : modes) {

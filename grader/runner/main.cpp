@@ -7,7 +7,7 @@
 #include "report.h"
 #include "requirements.h"
 
-#include "gpulab/device_facts.h"
+#include "visible_gpus.h"
 #include "gpulab/lab_config.h"
 
 #include <CLI/CLI.hpp>
@@ -52,13 +52,7 @@ bool has_mode(const std::vector<LabManifest>& labs, const char* mode) {
     return !labs.empty() && labs.front().graders.count(mode);
 }
 
-bool gpu_present() {
-#ifdef GPULAB_RUNNER_CAN_SEE_GPUS
-    return gpulab::device_facts().available;
-#else
-    return false;
-#endif
-}
+bool gpu_present() { return visible_gpus() > 0; }
 
 // auto: the GPU when this build has GPU mode and a GPU answers, else CPU execution mode when built,
 // else GPU mode anyway (only the tests that need no device run).

@@ -16,6 +16,10 @@ using Json = nlohmann::json;
 // (RFC 7386 merge patch), so a lab can shrink long runs there; it must keep every awkward size.
 const Json& lab_config();
 
+// The lab.json a grader binary was built for, where $GPULAB_LAB_CONFIG names none: defined in a source
+// generated for each lab's grader (gpulab_add_grader_executable), so one main() serves every lab.
+const char* built_in_lab_config_path();
+
 // config["a"]["b"] with a message that names the missing key, for grader code.
 const Json& config_at(const Json& node, const std::string& key);
 

@@ -469,6 +469,10 @@ function(gpulab_add_lab lab)
     endforeach()
     set_tests_properties(${untimed_tests} ${timed_tests} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
     if(GPULAB_TIMED_CHECKS_ALONE)
-        set_tests_properties(${timed_tests} PROPERTIES RUN_SERIAL TRUE)
+        # The checks in GPULAB_CHECKS_STARTED_FIRST become what the timed checks run after (they run after every
+        # other check anyway): ctest starts the checks others wait for before any other, whatever their COST, so
+        # without this the long ones would start behind the fixtures above and hold back the timed checks.
+        get_property(started_first GLOBAL PROPERTY GPULAB_CHECKS_STARTED_FIRST)
+        set_tests_properties(${timed_tests} PROPERTIES RUN_SERIAL TRUE DEPENDS "${started_first}")
     endif()
 endfunction()

@@ -331,6 +331,7 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
                              manifest.solutions.at("reference").builds.at(mode).library, companions(mode),
                              (mode == request.mode ? work : work / mode).string(), seed, request.filter};
             spec.test_timeout_s = solution->second.test_timeout_s;
+            spec.test_timeout_ids = solution->second.test_timeout_ids;
             spec.cache_dir = (fs::path(request.build_dir) / "report-cache").string();
             spec.plot_queue = plots.folder();
             spec.listed = &listed[mode];

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@ struct Solution {
     std::string sources_dir;            // where its source files are (starter/<lab>, or a planted copy)
     std::string expect;                 // for variants (wrong/, right/, cheats/): the JSON file saying what it must score
     unsigned test_timeout_s = 0;        // a planted bug's own per-test limit (an endless loop need not wait long)
+    std::set<std::string> test_timeout_ids;  // the tests that limit is for: those it breaks (must_fail, may_fail)
     bool prebuilt = false;              // compiled elsewhere (a student release's reference): no sources, no objects
 };
 

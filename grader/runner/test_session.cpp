@@ -38,7 +38,12 @@ std::map<std::string, std::string> child_env(const SessionSpec& spec) {
     std::map<std::string, std::string> env{{"GPULAB_LAB_CONFIG", spec.config},
                                            {"GPULAB_ARTIFACT_DIR", (fs::path(spec.work_dir) / "artifacts").string()}};
     if (!spec.seed.empty()) env["GPULAB_SEED"] = spec.seed;
-    if (spec.test_timeout_s) env["GPULAB_TEST_TIMEOUT_S"] = std::to_string(spec.test_timeout_s);
+    if (spec.test_timeout_s) {
+        env["GPULAB_TEST_TIMEOUT_S"] = std::to_string(spec.test_timeout_s);
+        std::string ids;
+        for (const std::string& id : spec.test_timeout_ids) ids += (ids.empty() ? "" : ",") + id;
+        if (!ids.empty()) env["GPULAB_TEST_TIMEOUT_IDS"] = ids;
+    }
     if (!spec.cache_dir.empty()) env["GPULAB_CACHE_DIR"] = spec.cache_dir;
     if (!spec.plot_queue.empty()) env["GPULAB_PLOT_QUEUE"] = spec.plot_queue;
     env["GLIBC_TUNABLES"] = with_huge_pages(std::getenv("GLIBC_TUNABLES"));

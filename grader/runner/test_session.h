@@ -53,7 +53,8 @@ struct SessionSpec {
     // An empty list is filled by the first session that lists; null: every session lists for itself.
     std::vector<std::string>* listed = nullptr;
     unsigned watchdog_s = 600;     // kill a process that reports nothing for this long
-    unsigned test_timeout_s = 0;   // GPULAB_TEST_TIMEOUT_S for every test; 0: the lab config's
+    unsigned test_timeout_s = 0;   // GPULAB_TEST_TIMEOUT_S; 0: the lab config's
+    std::set<std::string> test_timeout_ids;  // the test ids test_timeout_s is for (GPULAB_TEST_TIMEOUT_IDS); empty: all
     // After this many tests hit their time limit, the tests not yet run are not run: a kernel that never
     // ends hangs nearly every test, each for the full limit (minutes per submission in a class batch).
     // 0: no cap.

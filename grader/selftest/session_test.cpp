@@ -52,4 +52,26 @@ TEST(Session, EachMisbehavingTestCostsOnlyItself) {
     std::filesystem::remove_all(work);
 }
 
+// A planted endless loop's short limit (test_timeout_s in its spec) is for the tests it breaks: a test it leaves
+// alone keeps the lab's limit, so a slow moment on a shared GPU cannot time out a test the bug has nothing to do with.
+TEST(Session, ShortLimitOnlyForTheTestsItNames) {
+    const auto work = std::filesystem::temp_directory_path() / ("gpulab-session-limit-" + std::to_string(::getpid()));
+    SessionSpec spec{FAKE_LAB_GRADER, FAKE_LAB_CONFIG, "", "", {}, work.string(), "123", "Fake.Hangs:Twice/FakeHang.*"};
+    spec.test_timeout_s = 1;
+    spec.test_timeout_ids = {"Fake.Hangs"};
+    const SessionResult result = run_session(spec);
+    ASSERT_TRUE(result.error.empty()) << result.error;
+    std::map<std::string, TestOutcome> by_name;
+    for (const TestOutcome& t : result.tests) by_name[t.name] = t;
+    const auto limit_said = [&](const std::string& name) {
+        const TestOutcome& t = by_name[name];
+        return t.result + ": " + (t.messages.empty() ? std::string() : t.messages.front());
+    };
+    EXPECT_NE(limit_said("Fake.Hangs").find("timeout: The test did not finish within its time limit (1 s)"), std::string::npos)
+        << limit_said("Fake.Hangs");
+    EXPECT_NE(limit_said("Twice/FakeHang.EveryInstance/0").find("timeout: The test did not finish within its time limit (3 s)"),
+              std::string::npos) << limit_said("Twice/FakeHang.EveryInstance/0");
+    std::filesystem::remove_all(work);
+}
+
 }  // namespace

@@ -363,21 +363,28 @@ function(gpulab_add_lab lab)
 
     _gpulab_add_expert(${lab} "${config_text}" "${shared}")
 
+    # Each mode's grader binary and its target (gpulab-grade builds a grader that make grade left out).
     set(graders "")
-    if(GPULAB_HAVE_CUDA)
-        _gpulab_add_grader(${lab} gpu gpulab_grader "${shared}" "${config_text}")
-        string(APPEND graders "\"gpu\": \"$<TARGET_FILE:grade-${lab}-gpu>\"")
-    endif()
-    if(GPULAB_CPU_EXECUTION)
-        _gpulab_add_grader(${lab} cpu gpulab_grader_cpu "${shared}" "${config_text}")
+    set(grader_targets "")
+    foreach(mode gpu cpu)
+        if(mode STREQUAL "gpu" AND NOT GPULAB_HAVE_CUDA OR mode STREQUAL "cpu" AND NOT GPULAB_CPU_EXECUTION)
+            continue()
+        endif()
+        if(mode STREQUAL "gpu")
+            _gpulab_add_grader(${lab} gpu gpulab_grader "${shared}" "${config_text}")
+        else()
+            _gpulab_add_grader(${lab} cpu gpulab_grader_cpu "${shared}" "${config_text}")
+        endif()
         if(graders)
             string(APPEND graders ", ")
+            string(APPEND grader_targets ", ")
         endif()
-        string(APPEND graders "\"cpu\": \"$<TARGET_FILE:grade-${lab}-cpu>\"")
-    endif()
+        string(APPEND graders "\"${mode}\": \"$<TARGET_FILE:grade-${lab}-${mode}>\"")
+        string(APPEND grader_targets "\"${mode}\": \"grade-${lab}-${mode}\"")
+    endforeach()
 
     file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/gpulab-labs/${lab}.json CONTENT
-"{\"lab\": \"${lab}\", \"config\": \"${config}\", \"graders\": {${graders}},
+"{\"lab\": \"${lab}\", \"config\": \"${config}\", \"graders\": {${graders}}, \"grader_targets\": {${grader_targets}},
  \"solutions\": {${_gpulab_solutions}}, \"expert\": {${expert_entry}}}
 ")
 

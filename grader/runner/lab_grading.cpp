@@ -64,8 +64,7 @@ void ensure_grader(const GradeRequest& request, const LabManifest& manifest, con
               << " grader ..." << std::endl;
     const fs::path log = fs::path(request.out_dir) / ("build-grader-" + mode + ".log");
     std::string errors;
-    // The target gpulab_add_lab names it (grader/cmake/GpulabLab.cmake, _gpulab_add_grader).
-    if (!build_target(request.build_dir, "grade-" + manifest.lab + "-" + mode, log, &errors))
+    if (!manifest.grader_targets.count(mode) || !build_target(request.build_dir, manifest.grader_targets.at(mode), log, &errors))
         throw UsageError("the " + mode + " grader of " + manifest.lab + " does not build; see " + log.string());
 }
 

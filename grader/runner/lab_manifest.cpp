@@ -42,6 +42,7 @@ std::vector<LabManifest> load_manifests(const std::string& build_dir) {
                 }
             lab.solutions[name] = solution;
         }
+        lab.grader_targets = j.value("grader_targets", std::map<std::string, std::string>{});
         const Json expert = j.value("expert", Json::object());
         for (const auto& [mode, b] : expert.items())
             lab.expert[mode] = Build{b.at("target"), b.at("library"), {}};

@@ -33,6 +33,7 @@ struct LabManifest {
     std::map<std::string, Solution> solutions;
     // The lab's expert kernels (instructor-only, timed on the roofline report), by mode; none in a release.
     std::map<std::string, Build> expert;
+    std::map<std::string, std::string> grader_targets;  // the build targets of `graders`, by mode
 };
 
 // Every lab manifest in <build>/gpulab-labs/, sorted by lab name.

@@ -6,6 +6,7 @@
 #include "test_session.h"
 #include "text_file.h"
 #include "untimed_outcomes.h"
+#include "wave_plan.h"
 
 #include "gpulab/lab_config.h"
 
@@ -14,6 +15,7 @@
 #include <set>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <sstream>
 
@@ -172,14 +174,34 @@ void drop_placeholders(SessionResult& session) {
     });
 }
 
-// Runs the part of the lab a session covers and merges its outcomes into `into`.
-void run_part(const SessionSpec& spec, SessionResult& into) {
-    SessionResult part = run_session(spec);
+// Merges the outcomes of the part of the lab a session covered into `into`.
+void merge_part(SessionResult part, SessionResult& into) {
     if (!part.error.empty()) throw UsageError(part.error);
     if (!part.tampering.empty() && into.tampering.empty()) into.tampering = part.tampering;
     if (into.device.empty() || into.device.is_null()) into.device = part.device, into.seed = part.seed;
     into.processes += part.processes;
     into.tests.insert(into.tests.end(), part.tests.begin(), part.tests.end());
+}
+
+// Runs one wave's parts (the GPU's, CPU execution mode's) and merges them in the order given. Parts of an
+// untimed wave run side by side: CPU execution mode's read counts beside the GPU's sanitizer and technique
+// checks. A wave with a timed test runs its parts one after the other, so nothing shares the machine with a
+// clock.
+void run_wave(const std::vector<SessionSpec>& parts, bool side_by_side, SessionResult& into) {
+    if (!side_by_side || parts.size() < 2) {
+        for (const SessionSpec& spec : parts) {
+            merge_part(run_session(spec), into);
+            if (!into.tampering.empty()) return;
+        }
+        return;
+    }
+    std::vector<std::future<SessionResult>> running;
+    for (std::size_t i = 1; i < parts.size(); ++i)
+        running.push_back(std::async(std::launch::async, [&parts, i] { return run_session(parts[i]); }));
+    std::vector<SessionResult> done;
+    done.push_back(run_session(parts.front()));
+    for (auto& part : running) done.push_back(part.get());
+    for (SessionResult& part : done) merge_part(std::move(part), into);
 }
 
 }  // namespace
@@ -300,31 +322,18 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
     // Pictures are drawn beside the tests, by a worker of this process (plot_queue.h).
     PlotQueue plots(work.string());
     std::map<std::string, std::vector<std::string>> listed;  // each grader binary's tests, listed once
-    // Tests that require others (speed, technique) run once those are decided, in waves: one whose required
-    // test failed is not run at all ("not counted"), so a wrong kernel costs no time at the timed sizes.
+    // The tests run in waves (wave_plan.h): those that require others once these are decided, the timed ones
+    // last and alone.
     const std::map<std::string, std::vector<std::string>> requires_of = required_tests(config);
     for (const Json& test : config.at("tests"))
         if (!decided.count(test.at("id"))) waiting.insert(test.at("id").get<std::string>());
     int wave = 0;
+    std::set<std::string> modes_started;
     while (!waiting.empty()) {
-        std::set<std::string> ready, not_counted;
-        std::map<std::string, std::string> blocked_by;
-        for (const std::string& id : waiting) {
-            const auto found = requires_of.find(id);
-            bool is_ready = true;
-            if (found != requires_of.end())
-                for (const std::string& required : found->second) {
-                    if (!waiting.count(required)) {
-                        if (!passed_or_not_run(session, required) && !blocked_by.count(id)) blocked_by[id] = required;
-                    } else {
-                        is_ready = false;
-                    }
-                }
-            if (!is_ready) continue;
-            (blocked_by.count(id) ? not_counted : ready).insert(id);
-        }
-        // A cycle of requirements (a config error) must not loop forever: run what is left together.
-        if (ready.empty() && not_counted.empty()) ready = waiting;
+        const WavePlan plan = plan_wave(waiting, requires_of, timed_ids,
+                                        [&](const std::string& id) { return passed_or_not_run(session, id); });
+        const std::set<std::string>& ready = plan.ready;
+        std::vector<SessionSpec> parts;
         for (const std::string& mode : modes) {
             SessionSpec spec{manifest.graders.at(mode), manifest.config, solution->second.builds.at(mode).library,
                              manifest.solutions.at("reference").builds.at(mode).library, companions(mode),
@@ -335,13 +344,12 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
             spec.plot_queue = plots.folder();
             spec.listed = &listed[mode];
             spec.max_hangs = request.max_hangs;
-            spec.continues = wave > 0;
             spec.part_label = wave > 0 ? "wave" + std::to_string(wave) + "-" : "";
             for (const std::string& id : waiting)
-                if (!ready.count(id) && !not_counted.count(id)) spec.left_out[id] = kLaterWave;
+                if (!ready.count(id) && !plan.not_counted.count(id)) spec.left_out[id] = kLaterWave;
             for (const std::string& id : decided) spec.left_out[id] = kLaterWave;
-            for (const std::string& id : not_counted)
-                spec.left_out[id] = std::string(kNotCountedPrefix) + blocked_by.at(id) + " did not pass";
+            for (const auto& [id, required] : plan.not_counted)
+                spec.left_out[id] = std::string(kNotCountedPrefix) + required + " did not pass";
             for (const std::string& id : timed_ids) {
                 if (spec.left_out.count(id)) continue;
                 if (!request.timing) spec.left_out[id] = "not run: timing left out (--no-timing)";
@@ -361,13 +369,16 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
                 if (only.empty()) continue;
                 spec.only_ids = only;
             }
-            run_part(spec, session);
-            if (!session.tampering.empty()) break;
+            // A mode's first part starts its folder afresh (an earlier grading's logs and progress would count
+            // twice); its later parts add to it.
+            spec.continues = !modes_started.insert(mode).second;
+            parts.push_back(std::move(spec));
         }
+        run_wave(parts, !plan.timed, session);
         // Placeholders of tests another wave runs are dropped; each test keeps its one real outcome.
         drop_placeholders(session);
         for (const std::string& id : ready) decided.insert(id), waiting.erase(id);
-        for (const std::string& id : not_counted) decided.insert(id), waiting.erase(id);
+        for (const auto& [id, required] : plan.not_counted) decided.insert(id), waiting.erase(id);
         ++wave;
         if (!session.tampering.empty()) break;
     }

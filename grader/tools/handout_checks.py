@@ -796,7 +796,8 @@ LABS = {
                                     "the reference's naive kernel; graded only where the reference's tiled kernel "
                                     "reaches {speed.tiled_over_naive.reference_margin}× that bar",
             "Report.CublasBar": "N = {cublas.size}",
-            "Report.ComparisonStudy": "N = {study.sizes}; GPU rows median of {study.samples}, each row checked at "
+            "Report.ComparisonStudy": "N = {study.sizes}; GPU rows median of up to {study.samples} rounds, as many as "
+                                      "fit in {study.round_budget_s} s a size; each row checked at "
                                       "{study.spot_checks} elements; a CPU row stops past {study.cpu_budget_s} s a run, "
                                       "a GPU row past {study.gpu_budget_s} s",
         },
@@ -840,7 +841,8 @@ LABS = {
             P("Report.ComparisonStudy", r"For square\s+N = (.*?) \(8192", "study.sizes"),
             P("Report.ComparisonStudy", r"skips a\s+CPU row predicted over (" + NUM + r") s a run, or a GPU row over (" +
               NUM + r") s", "study.cpu_budget_s", "study.gpu_budget_s"),
-            P("Report.ComparisonStudy", r"\(one warm-up, median of (\d+);", "study.samples"),
+            P("Report.ComparisonStudy", r"up to (\d+) rounds, as many as fit in (" + NUM + r") s a size",
+              "study.samples", "study.round_budget_s"),
             D("all tests", r"the two reports need a real GPU \((\d+) points\)", points("Technique.TiledUsesSharedMemory"),
               "the GPU-only tests' points"),
             D("all tests", r"`Technique\.ComputesFromSharedTiles` \((\d+) points\)",

@@ -17,7 +17,9 @@
 #include "gpulab/report_cache.h"
 #include "gpulab/timing.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -70,9 +72,10 @@ TEST(Report, ComparisonStudy) {
     GPULAB_REQUIRE_GPU();
     const gpulab::Json& spec = section("study");
     const double cpu_budget_s = spec.at("cpu_budget_s"), gpu_budget_s = spec.at("gpu_budget_s");
+    const double round_budget_s = spec.at("round_budget_s");
     const int spot_checks = spec.at("spot_checks");
     gpulab::TimingOptions options;
-    options.warmup = 1;
+    options.warmup = 0;  // every row has just run once for its check
     options.samples = spec.at("samples");
     std::vector<Contender> contenders{
         {"cpu_serial", "CPU serial"},
@@ -189,7 +192,7 @@ TEST(Report, ComparisonStudy) {
                     if (id == "transpose") {
                         if (bt_made.download() != in.bt) wrong = "Bt is not the transpose of B";
                     } else {
-                        wrong = spot_check(in, out[id]->download(), s, spot_checks, rng);
+                        wrong = spot_check_device(in, out[id]->data(), s, spot_checks, rng);
                     }
                 } catch (const gpulab::CudaError& e) {
                     if (gpulab::is_sticky_cuda_error(e.status())) throw;
@@ -202,12 +205,13 @@ TEST(Report, ComparisonStudy) {
                 ids.push_back(id);
                 launches.push_back(run);
             }
-            // Where a row's runs take tens of milliseconds, fewer of them: the median of 3 of those is a fine
-            // figure for a report, and 8 runs of each row cost seconds at N = 5000 and 8192.
-            double slowest_ms = 0;
-            for (const std::string& id : ids) slowest_ms = std::max(slowest_ms, find(id).predicted_ms(n));
+            // As many rounds as fit in the size's budget, between 3 and `samples`: at N = 4096 one round of the
+            // six rows takes about 90 ms on an H100, and the median of 3 is a fine figure for a report.
+            double round_ms = 0;
+            for (const std::string& id : ids) round_ms += find(id).predicted_ms(n);
             gpulab::TimingOptions round_options = options;
-            if (slowest_ms > 50) round_options.warmup = 0, round_options.samples = std::min(options.samples, 3);
+            if (round_ms > 0)
+                round_options.samples = std::clamp(int(round_budget_s * 1e3 / round_ms), std::min(3, options.samples), options.samples);
             const std::vector<gpulab::Samples> samples = gpulab::time_interleaved(launches, round_options);
             // A time below what the FP32 peak allows is no measurement of the work (a launch that remembers
             // its answer, say): it is shown as wrong, never as a figure.
@@ -283,7 +287,7 @@ TEST(Report, ComparisonStudy) {
     const std::string title = gpulab::device_facts().name + ", CUDA " + std::to_string(gpulab::device_facts().runtime_version / 1000) +
                               "; CPU " + std::to_string(matmul_cpu::openmp_threads()) + " threads";
     const gpulab::PlotOutcome plot = gpulab::draw_plot("matmul-study", csv_path, {"--out", png_path, "--title", title});
-    std::cout << "[lab 07] comparison study: C = A * B for N x N floats (median of " << options.samples
+    std::cout << "[lab 07] comparison study: C = A * B for N x N floats (median of 3 to " << options.samples
               << " GPU runs, best of up to 7 CPU runs" << (cpu_cached ? ", the CPU's as first measured on this machine" : "")
               << ")\n"
               << text.str() << "[lab 07] written: " << csv_path << "\n[lab 07] "

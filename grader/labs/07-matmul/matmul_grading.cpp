@@ -5,6 +5,7 @@
 #include "gpulab/compare.h"
 #include "gpulab/cuda_check.h"
 #include "gpulab/format.h"
+#include "gpulab/fresh_inputs.h"
 #include "gpulab/guarded_array.h"
 #include "gpulab/parallel_for.h"
 #include "gpulab/random.h"
@@ -125,24 +126,50 @@ KernelRun run_student(Kernel kernel, const Inputs& in, const Shape& s, Fill fill
     return run;
 }
 
-std::string spot_check(const Inputs& in, const std::vector<float>& c, const Shape& s, int count, gpulab::Rng& rng) {
-    const double factor = section("correctness").at("tolerance_factor");
+namespace {
+
+// The elements a spot check looks at: the four corners of C and `count` drawn from `rng`.
+std::vector<std::size_t> spot_picks(const Shape& s, int count, gpulab::Rng& rng) {
     std::vector<std::size_t> picks{0, std::size_t(s.n - 1), std::size_t(s.m - 1) * s.n, std::size_t(s.m) * s.n - 1};
     for (int i = 0; i < count; ++i) picks.push_back(std::size_t(rng.uniform(0, double(s.m) * s.n)) % (std::size_t(s.m) * s.n));
+    return picks;
+}
+
+std::string judge_picks(const Inputs& in, const Shape& s, const std::vector<std::size_t>& picks, const std::vector<float>& got) {
+    const double factor = section("correctness").at("tolerance_factor");
     std::size_t wrong = 0;
     std::string first;
-    for (std::size_t index : picks) {
-        const int i = int(index / s.n), j = int(index % s.n);
+    for (std::size_t p = 0; p < picks.size(); ++p) {
+        const int i = int(picks[p] / s.n), j = int(picks[p] % s.n);
         double magnitude = 0;
         const double expected = matmul_oracle::element(in.a.data(), in.b.data(), s.n, s.k, i, j, &magnitude);
-        if (std::fabs(double(c[index]) - expected) <= matmul_oracle::allowed_error(magnitude, s.k, factor)) continue;
+        if (std::fabs(double(got[p]) - expected) <= matmul_oracle::allowed_error(magnitude, s.k, factor)) continue;
         if (++wrong == 1)
             first = "C(" + std::to_string(i) + ", " + std::to_string(j) + ") = " +
-                    (gpulab::is_poison(c[index]) ? std::string("never written") : gpulab::num(c[index])) +
+                    (gpulab::is_poison(got[p]) ? std::string("never written")
+                     : std::isnan(got[p])      ? std::string("NaN (never written, or computed from an element that was)")
+                                               : gpulab::num(got[p])) +
                     ", expected " + gpulab::num(expected);
     }
     if (wrong == 0) return "";
     return std::to_string(wrong) + " of " + std::to_string(picks.size()) + " elements checked are wrong, e.g. " + first;
+}
+
+}  // namespace
+
+std::string spot_check(const Inputs& in, const std::vector<float>& c, const Shape& s, int count, gpulab::Rng& rng) {
+    const std::vector<std::size_t> picks = spot_picks(s, count, rng);
+    std::vector<float> got;
+    for (std::size_t index : picks) got.push_back(c[index]);
+    return judge_picks(in, s, picks, got);
+}
+
+std::string spot_check_device(const Inputs& in, const float* d_c, const Shape& s, int count, gpulab::Rng& rng) {
+    const std::vector<std::size_t> picks = spot_picks(s, count, rng);
+    std::vector<float> got;
+    // Read through double: a NaN may lose its payload on the way, so the grader's poison can read as any NaN.
+    for (double value : gpulab::gather_cells(d_c, picks)) got.push_back(float(value));
+    return judge_picks(in, s, picks, got);
 }
 
 }  // namespace matmul_grading

@@ -13,6 +13,7 @@
 #include "gpulab/grader_test.h"
 #include "gpulab/guarded_array.h"
 #include "gpulab/launch_recorder.h"
+#include "gpulab/phase_clock.h"
 #include "gpulab/read_counter.h"
 
 #include <algorithm>
@@ -59,11 +60,16 @@ void check_kernel(Kernel kernel, const Shape& s) {
     GPULAB_REQUIRE_DEVICE();
     const double factor = section("correctness").at("tolerance_factor");
     auto rng = gpulab::Rng::for_current_test();
+    std::optional<gpulab::PhaseClock> phase(std::in_place, "inputs");
     const Inputs in = random_inputs(rng, s);
     const auto rerun = [&](Fill fill) { return run_student(kernel, in, s, fill); };
-    const KernelRun first = rerun(Fill::poison);
-    const ProductReport r = check_product(kernel, s, first, rerun(Fill::second),
-                                          matmul_oracle::multiply(in.a, in.b, s.m, s.n, s.k), factor, rerun);
+    phase.emplace("two launches");
+    const KernelRun first = rerun(Fill::poison), second = rerun(Fill::second);
+    phase.emplace("oracle");
+    const matmul_oracle::Product expected = matmul_oracle::multiply(in.a, in.b, s.m, s.n, s.k);
+    phase.emplace("check");
+    const ProductReport r = check_product(kernel, s, first, second, expected, factor, rerun);
+    phase.reset();
     gpulab::record_figure(r.wrong ? std::to_string(r.wrong) + " of " + std::to_string(std::size_t(s.m) * s.n) + " wrong at " + s.name()
                                   : "largest error " + fixed(r.worst, 2) + "x allowed",
                           "|error| <= " + fixed(factor, 0) + " u sqrt(K) sum|A B| per element");
@@ -124,8 +130,10 @@ TEST_P(Transpose, Exact) {
     const auto [rows, cols] = GetParam();
     const std::string call = "launch_transpose(rows=" + std::to_string(rows) + ", cols=" + std::to_string(cols) + ")";
     auto rng = gpulab::Rng::for_current_test();
+    std::optional<gpulab::PhaseClock> phase(std::in_place, "inputs and oracle");
     const Inputs in = random_inputs(rng, {rows, 1, cols});  // A is rows x cols
     const std::vector<float> expected = matmul_oracle::transpose(in.a, rows, cols);
+    phase.emplace("launch and check");
     gpulab::GuardedDeviceArray<float> d_in(in.a.size()), d_out(in.a.size());
     d_in.upload(in.a);
     std::vector<gpulab::RecordedLaunch> launches;

@@ -54,7 +54,7 @@ bool correct_at(const Problem& p, Kernel kernel, gpulab::GuardedDeviceArray<floa
         [&] { launcher(reference(), kernel)(p.a.data(), p.b_for(kernel), scratch.data(), p.s.m, p.s.n, p.s.k); });
     gpulab::check_student_launch(call_text(kernel, p.s));
     auto rng = gpulab::Rng::for_current_test();
-    const std::string wrong = spot_check(p.in, c.download(), p.s, section("speed").at("spot_checks"), rng);
+    const std::string wrong = spot_check_device(p.in, c.data(), p.s, section("speed").at("spot_checks"), rng);
     if (wrong.empty()) return true;
     ADD_FAILURE() << call_text(kernel, p.s) << " is not right at this size (" << wrong
                   << "): speed counts only for a correct kernel.";
@@ -205,7 +205,7 @@ TEST(Report, CublasBar) {
     gpulab::GuardedDeviceArray<float> c_cublas(std::size_t(n) * n), c_yours(std::size_t(n) * n);
     cublas.multiply(p.a.data(), p.b.data(), c_cublas.data(), n, n, n);
     GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
-    if (const std::string wrong = spot_check(p.in, c_cublas.download(), p.s, 256, rng); !wrong.empty())
+    if (const std::string wrong = spot_check_device(p.in, c_cublas.data(), p.s, 256, rng); !wrong.empty())
         return gpulab::fail_as_grader_error("cuBLAS SGEMM does not match the oracle (" + wrong +
                                             "): check the CUDA Toolkit installation");
     std::vector<std::function<void()>> launches{[&] { cublas.multiply(p.a.data(), p.b.data(), c_cublas.data(), n, n, n); }};
@@ -219,7 +219,7 @@ TEST(Report, CublasBar) {
         student().tiled(p.a.data(), p.b.data(), c_yours.data(), n, n, n);
         cudaDeviceSynchronize();
         gpulab::check_student_launch(call_text(Kernel::tiled, p.s));
-        yours_ok = spot_check(p.in, c_yours.download(), p.s, 64, rng).empty();
+        yours_ok = spot_check_device(p.in, c_yours.data(), p.s, 64, rng).empty();
     } catch (const gpulab::CudaError& e) {
         if (gpulab::is_sticky_cuda_error(e.status())) throw;
     }

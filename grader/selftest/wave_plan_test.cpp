@@ -1,0 +1,79 @@
+// The order a lab's tests run in: requirements first, a test whose requirement failed never, and the timed
+// tests last, together, once nothing untimed is left to run beside them.
+#include "wave_plan.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace gpulab::runner;
+using Ids = std::set<std::string>;
+
+// Lab 07's shape: correctness, then technique checks (one in CPU execution mode) and the sanitizer, then the
+// speed tests and the reports; one report requires nothing.
+const std::map<std::string, std::vector<std::string>> kRequires{
+    {"Technique.Shared", {"Tiled.MatchesOracle"}},
+    {"Technique.Reads", {"Tiled.MatchesOracle"}},
+    {"Sanitizer.NoErrors", {"Naive.MatchesOracle", "Tiled.MatchesOracle"}},
+    {"Speed.Naive", {"Naive.MatchesOracle"}},
+    {"Speed.Tiled", {"Tiled.MatchesOracle", "Technique.Shared", "Technique.Reads"}},
+    {"Report.Roofline", {"Naive.MatchesOracle"}}};
+const Ids kTimed{"Speed.Naive", "Speed.Tiled", "Report.Study", "Report.Roofline"};
+const Ids kAll{"Naive.MatchesOracle", "Tiled.MatchesOracle", "Technique.Shared", "Technique.Reads", "Sanitizer.NoErrors",
+               "Speed.Naive", "Speed.Tiled", "Report.Study", "Report.Roofline"};
+
+// Runs the plan to the end, every test passing unless named in `failing`: the waves, in order.
+std::vector<WavePlan> every_wave(const Ids& failing = {}) {
+    Ids waiting = kAll, not_passed;
+    std::vector<WavePlan> waves;
+    while (!waiting.empty() && waves.size() < 10) {
+        waves.push_back(plan_wave(waiting, kRequires, kTimed, [&](const std::string& id) { return !not_passed.count(id); }));
+        for (const std::string& id : waves.back().ready) {
+            waiting.erase(id);
+            if (failing.count(id)) not_passed.insert(id);
+        }
+        for (const auto& [id, required] : waves.back().not_counted) waiting.erase(id), not_passed.insert(id);
+    }
+    return waves;
+}
+
+TEST(WavePlan, TimedTestsRunLastAndTogether) {
+    const std::vector<WavePlan> waves = every_wave();
+    ASSERT_EQ(waves.size(), 3u);
+    EXPECT_EQ(waves[0].ready, (Ids{"Naive.MatchesOracle", "Tiled.MatchesOracle"}));
+    EXPECT_FALSE(waves[0].timed);
+    // The speed test of the naive kernel and the report that requires nothing could run earlier: they wait,
+    // so that no untimed test (a sanitizer, a read count in another process) runs beside a clock.
+    EXPECT_EQ(waves[1].ready, (Ids{"Technique.Shared", "Technique.Reads", "Sanitizer.NoErrors"}));
+    EXPECT_FALSE(waves[1].timed);
+    EXPECT_EQ(waves[2].ready, kTimed);
+    EXPECT_TRUE(waves[2].timed);
+}
+
+TEST(WavePlan, AFailedRequirementHoldsBackItsDependantsOnly) {
+    const std::vector<WavePlan> waves = every_wave({"Tiled.MatchesOracle"});
+    ASSERT_EQ(waves.size(), 3u);
+    EXPECT_EQ(waves[1].ready, Ids{});
+    EXPECT_EQ(waves[1].not_counted, (std::map<std::string, std::string>{{"Technique.Shared", "Tiled.MatchesOracle"},
+                                                                        {"Technique.Reads", "Tiled.MatchesOracle"},
+                                                                        {"Sanitizer.NoErrors", "Tiled.MatchesOracle"}}));
+    EXPECT_EQ(waves[2].ready, (Ids{"Speed.Naive", "Report.Study", "Report.Roofline"}));
+    EXPECT_EQ(waves[2].not_counted.at("Speed.Tiled"), "Tiled.MatchesOracle");
+    EXPECT_TRUE(waves[2].timed);
+}
+
+TEST(WavePlan, TimedTestsAloneWhenTheUntimedAreDecidedElsewhere) {
+    // make test's timed checks: the untimed outcomes come from an earlier run (--untimed-from).
+    const WavePlan plan = plan_wave(kTimed, kRequires, kTimed, [](const std::string&) { return true; });
+    EXPECT_EQ(plan.ready, kTimed);
+    EXPECT_TRUE(plan.timed);
+}
+
+TEST(WavePlan, ACycleOfRequirementsRunsTogetherInsteadOfWaitingForever) {
+    const std::map<std::string, std::vector<std::string>> cycle{{"A.One", {"B.Two"}}, {"B.Two", {"A.One"}}};
+    const WavePlan plan = plan_wave({"A.One", "B.Two", "Speed.X"}, cycle, {"Speed.X"}, [](const std::string&) { return true; });
+    EXPECT_EQ(plan.ready, (Ids{"A.One", "B.Two", "Speed.X"}));
+    EXPECT_TRUE(plan.timed);
+}
+
+}  // namespace

@@ -20,7 +20,7 @@ struct BatchOptions {
     std::vector<std::string> labs;       // empty: every lab of the tree
     std::string mode = "cpu";            // "gpu" or "cpu" (CPU execution mode: correctness only)
     int workers = 1;                     // submission-labs built at once
-    std::vector<int> gpus;               // GPU indices, one grading at a time on each (mode "gpu")
+    std::vector<std::string> gpus;       // CUDA_VISIBLE_DEVICES of each GPU, one grading at a time on each (mode "gpu")
     std::string seed;                    // empty: the batch's stored seed, or a fresh one stored for it
     bool unsandboxed = false;            // the instructor accepts running student code without bubblewrap
     bool terminal = false;               // redraw one progress line instead of printing lines

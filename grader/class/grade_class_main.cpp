@@ -113,7 +113,8 @@ int main(int argc, char** argv) {
             std::cerr << "gpulab-grade-class: --mode gpu, but no GPU is visible here; use --mode cpu for correctness only\n";
             return 1;
         }
-        for (int g = 0; g < use; ++g) options.gpus.push_back(g);
+        options.gpus = gpulab::runner::visible_gpu_ids(available);
+        if (int(options.gpus.size()) > use) options.gpus.resize(use);
     }
     if (regrade_all || !student.empty() || !lab.empty()) {
         options.regrade_requested = true;

@@ -19,15 +19,15 @@ namespace gpulab::grade_class {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-int GpuPool::take() {
+std::string GpuPool::take() {
     std::unique_lock<std::mutex> lock(mutex_);
     ready_.wait(lock, [&] { return !free_.empty(); });
-    const int gpu = free_.back();
+    const std::string gpu = free_.back();
     free_.pop_back();
     return gpu;
 }
 
-void GpuPool::give_back(int gpu) {
+void GpuPool::give_back(const std::string& gpu) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         free_.push_back(gpu);
@@ -119,6 +119,24 @@ std::vector<std::string> wrapped(const GradingContext& c, const Workspace& ws, b
     return sandboxed_command(sandbox_spec(c, ws, gpu, env), argv);
 }
 
+// The worker's copy of the tree as the student knows it: "starter/01-heat-rod/heat_rod.cu(23): error ..." rather
+// than /var/tmp/.../worker-3/tree/starter/..., which says nothing to a student and differs with the worker that
+// happened to build the submission (the same submission graded twice would get two different messages).
+void paths_relative_to_tree(nlohmann::json& value, const std::string& tree) {
+    if (value.is_string()) {
+        std::string text = value.get<std::string>();
+        const std::string prefix = tree + "/";
+        bool changed = false;
+        for (std::size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at)) {
+            text.erase(at, prefix.size());
+            changed = true;
+        }
+        if (changed) value = text;
+    } else if (value.is_structured()) {
+        for (nlohmann::json& item : value) paths_relative_to_tree(item, tree);
+    }
+}
+
 }  // namespace
 
 LabResult grade_one(GradingContext& c, Workspace& ws, const WorkItem& item, const std::string& worker) {
@@ -159,14 +177,14 @@ LabResult grade_one(GradingContext& c, Workspace& ws, const WorkItem& item, cons
     // gpulab-grade's tests read their limit from lab.json, or from this variable where it is set (the grader's
     // timeout_for): the same limit for every test of the lab.
     if (c.options.test_time_limit_s) env["GPULAB_TEST_TIMEOUT_S"] = std::to_string(c.options.test_time_limit_s);
-    int gpu = -1;
+    std::string gpu;
     if (on_gpu) {
         c.progress->started(r.student + " " + r.lab + ": waiting for a GPU");
         gpu = c.gpus->take();
-        env["CUDA_VISIBLE_DEVICES"] = std::to_string(gpu);
-        r.worker += ":gpu" + std::to_string(gpu);
+        env["CUDA_VISIBLE_DEVICES"] = gpu;
+        r.worker += ":gpu" + gpu;
     }
-    c.progress->started(r.student + " " + r.lab + (on_gpu ? ": grading on GPU " + std::to_string(gpu) : ": grading"));
+    c.progress->started(r.student + " " + r.lab + (on_gpu ? ": grading on GPU " + gpu : ": grading"));
     const auto run_start = Clock::now();
     const runner::ExitStatus status = run_logged(wrapped(c, ws, on_gpu, env, argv), {}, out_dir / "grade.log",
                                                  c.options.lab_time_limit_s);
@@ -194,6 +212,8 @@ LabResult grade_one(GradingContext& c, Workspace& ws, const WorkItem& item, cons
     const nlohmann::json summary = nlohmann::json::parse(runner::read_text(summary_path));
     for (const nlohmann::json& lab : summary.value("labs", nlohmann::json::array()))
         if (lab.value("lab", "") == r.lab) r.result = lab;
+    paths_relative_to_tree(r.result, ws.tree());
+    paths_relative_to_tree(r.result, fs::weakly_canonical(ws.tree()).string());  // as the compiler saw it, links resolved
     if (r.result.is_null()) {
         r.status = status::grader_error;
         r.result = {{"grader_error", "summary.json has no entry for " + r.lab}};

@@ -19,14 +19,14 @@ namespace gpulab::grade_class {
 // One GPU per grading at a time: timing must not share a GPU.
 class GpuPool {
 public:
-    explicit GpuPool(std::vector<int> gpus) : free_(std::move(gpus)) {}
-    int take();
-    void give_back(int gpu);
+    explicit GpuPool(std::vector<std::string> gpus) : free_(std::move(gpus)) {}
+    std::string take();
+    void give_back(const std::string& gpu);
 
 private:
     std::mutex mutex_;
     std::condition_variable ready_;
-    std::vector<int> free_;
+    std::vector<std::string> free_;
 };
 
 // What every grading of a batch shares: the options, the students' files as the intake took them, the seed.

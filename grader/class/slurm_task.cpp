@@ -36,14 +36,14 @@ void record(const SlurmBatch& batch, int task, const nlohmann::json& fields) {
 
 // The GPUs Slurm gave this task (--gres=gpu:N sets CUDA_VISIBLE_DEVICES on the node): the sandboxed grader gets
 // one of those device numbers, never another task's GPU.
-std::vector<int> gpus_given_by_slurm() {
-    std::vector<int> gpus;
+std::vector<std::string> gpus_given_by_slurm() {
+    std::vector<std::string> gpus;
     std::stringstream list(env_or("CUDA_VISIBLE_DEVICES", ""));
     for (std::string entry; std::getline(list, entry, ',');) {
         if (entry.empty() || entry.find_first_not_of("0123456789") != std::string::npos)
             throw std::runtime_error("CUDA_VISIBLE_DEVICES is \"" + env_or("CUDA_VISIBLE_DEVICES", "") +
                                      "\": expected the device numbers Slurm's gres gives a task");
-        gpus.push_back(std::stoi(entry));
+        gpus.push_back(entry);
     }
     if (gpus.empty())
         throw std::runtime_error("--mode gpu, but this task was given no GPU (CUDA_VISIBLE_DEVICES is not set): the "

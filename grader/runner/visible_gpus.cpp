@@ -2,6 +2,9 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
+#include <sstream>
+
 namespace gpulab::runner {
 
 int visible_gpus() {
@@ -16,6 +19,21 @@ int visible_gpus() {
     if (init == nullptr || device_get_count == nullptr || init(0) != 0 || device_get_count(&count) != 0) count = 0;
     // Left loaded: unloading an initialised driver is not supported, and the process may ask again.
     return count;
+}
+
+std::vector<std::string> visible_gpu_ids(int count) {
+    std::vector<std::string> ids;
+    const char* given = std::getenv("CUDA_VISIBLE_DEVICES");
+    if (given != nullptr && *given != '\0') {
+        // The driver reads the list up to its first invalid entry, so the `count` devices it found are the first
+        // `count` entries.
+        std::stringstream list(given);
+        for (std::string entry; int(ids.size()) < count && std::getline(list, entry, ',');)
+            if (!entry.empty()) ids.push_back(entry);
+        return ids;
+    }
+    for (int i = 0; i < count; ++i) ids.push_back(std::to_string(i));
+    return ids;
 }
 
 }  // namespace gpulab::runner

@@ -247,6 +247,11 @@ def main():
     hung = open(os.path.join(out, "students", "erin", "results.json")).read()
     if hung.count(f"within its time limit ({TEST_TIME_LIMIT_S} s)") != 2:
         problems.append(f"erin: not two tests stopped at --test-time-limit's {TEST_TIME_LIMIT_S} s in results.json")
+    # The compiler's message names the file as the student knows it, not the worker's copy of the tree (whose path
+    # says nothing to a student and differs with the worker that built the submission).
+    compiled = open(os.path.join(out, "students", "dave", "results.json")).read()
+    if f"starter/{LAB}/{SOURCE}" not in compiled or "/tree/starter/" in compiled:
+        problems.append(f"dave: the compiler's message does not name starter/{LAB}/{SOURCE} as the student's own path")
     if not any(f.endswith(".xml") for f in os.listdir(os.path.join(out, "students", "alice", "raw", LAB))):
         problems.append("alice: no JUnit XML among the raw results")
     notes = json.load(open(os.path.join(out, "work", "intake", "grace.notes.json")))

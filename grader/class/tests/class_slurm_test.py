@@ -19,7 +19,6 @@ daemons do not start, or the sandbox cannot run.
 import glob
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -29,6 +28,7 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ beside the sources for the modules imported below
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import class_corpus_test as corpus  # noqa: E402
+from same_reports import compare_reports  # noqa: E402
 from slurm_cluster import SlurmCluster, Unavailable  # noqa: E402
 
 SEED = "12345"
@@ -89,37 +89,6 @@ def kill_one_task(program_run, batch_dir, env, deadline):
                 raise SystemExit(f"FAIL: task {KILLED} finished all of its shard before it could be killed")
         time.sleep(0.1)
     raise SystemExit(f"FAIL: task {KILLED} never finished a first submission-lab (the command exited {program_run.poll()})")
-
-
-def without_figures(text):
-    """The text with every measured figure (a decimal or exponent number) masked: what must match verdict for verdict.
-    Points, case counts (24/29 failed) and every word stay."""
-    return re.sub(r"\d+\.\d+(e[-+]?\d+)?|\d+e[-+]?\d+", "#", text)
-
-
-def compare_reports(local, cluster, students, problems):
-    """The cluster's gradebook must equal the single machine's; each student's results.json and feedback must
-    equal it verdict for verdict (the same tests, points, verdicts and messages; a figure measured on a racy
-    kernel's wrong answer, such as wrong/in-place-update's, differs in its digits from run to run, so figures
-    are masked). Returns how many students' reports are byte-identical."""
-    book_local, book_cluster = corpus.gradebook(local), corpus.gradebook(cluster)
-    for s in sorted(set(book_local) | set(book_cluster)):
-        if book_local.get(s) != book_cluster.get(s):
-            problems.append(f"gradebook row of {s}: single machine {book_local.get(s)}, cluster {book_cluster.get(s)}")
-    identical = 0
-    for s in students:
-        same = True
-        for name in ("results.json", "feedback.md", "feedback.html"):
-            a, b = os.path.join(local, "students", s, name), os.path.join(cluster, "students", s, name)
-            if not os.path.exists(b):
-                problems.append(f"{s}: the cluster run wrote no {name}")
-                continue
-            mine, theirs = open(a).read(), open(b).read()
-            same = same and mine == theirs
-            if without_figures(mine) != without_figures(theirs):
-                problems.append(f"{s}: {name} differs from the single-machine run's beyond measured figures")
-        identical += same
-    return identical
 
 
 def main():

@@ -113,8 +113,7 @@ int main(int argc, char** argv) {
             std::cerr << "gpulab-grade-class: --mode gpu, but no GPU is visible here; use --mode cpu for correctness only\n";
             return 1;
         }
-        options.gpus = gpulab::runner::visible_gpu_ids(available);
-        if (int(options.gpus.size()) > use) options.gpus.resize(use);
+        options.gpus = gpulab::runner::visible_gpu_ids(use);
     }
     if (regrade_all || !student.empty() || !lab.empty()) {
         options.regrade_requested = true;

@@ -126,12 +126,8 @@ void paths_relative_to_tree(nlohmann::json& value, const std::string& tree) {
     if (value.is_string()) {
         std::string text = value.get<std::string>();
         const std::string prefix = tree + "/";
-        bool changed = false;
-        for (std::size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at)) {
-            text.erase(at, prefix.size());
-            changed = true;
-        }
-        if (changed) value = text;
+        for (std::size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at)) text.erase(at, prefix.size());
+        value = text;
     } else if (value.is_structured()) {
         for (nlohmann::json& item : value) paths_relative_to_tree(item, tree);
     }

@@ -45,8 +45,9 @@ def compare_reports(first, second, students, problems, names=("single machine", 
                 continue
             mine, theirs = open(a).read(), open(b).read()
             same = same and mine == theirs
-            if name == "results.json" and verdicts(a) != verdicts(b):
-                differ = [f"{x} -> {y}" for x, y in zip(verdicts(a)[1], verdicts(b)[1]) if x != y]
+            decided = (verdicts(a), verdicts(b)) if name == "results.json" else None
+            if decided and decided[0] != decided[1]:
+                differ = [f"{x} -> {y}" for x, y in zip(decided[0][1], decided[1][1]) if x != y]
                 problems.append(f"{s}: the {names[1]} run's verdicts differ from the {names[0]} run's: "
                                 f"{'; '.join(differ[:4]) or 'other tests or total'}")
             elif messages and without_figures(mine) != without_figures(theirs):

@@ -143,6 +143,7 @@ int run_batch(const BatchOptions& options) {
     Progress progress(int(work.size()), options.terminal);
     GpuPool gpus(options.gpus);
     GradingContext c{options, std::move(intake.submissions), intake.seed, &progress, &gpus};
+    if (!gpus.describe().empty()) progress.note("[gpulab-grade-class] each GPU's gradings keep to their own cores: " + gpus.describe());
     const std::vector<WorkItem> to_build = store_empty_labs(c, db, work);
 
     const std::string workspaces = workspaces_root(options);

@@ -1,6 +1,7 @@
 #include "grade_one.h"
 
 #include "child_process.h"
+#include "cpu_shares.h"
 #include "reports.h"
 #include "sandbox.h"
 #include "text_file.h"
@@ -19,31 +20,50 @@ namespace gpulab::grade_class {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-std::string GpuPool::take() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    ready_.wait(lock, [&] { return !free_.empty(); });
-    const std::string gpu = free_.back();
-    free_.pop_back();
-    return gpu;
+GpuPool::GpuPool(const std::vector<std::string>& gpus) {
+    const std::vector<std::vector<int>> shares =
+        gpus.size() > 1 ? runner::cpu_shares(runner::allowed_cpus(), int(gpus.size())) : std::vector<std::vector<int>>(gpus.size());
+    for (std::size_t i = 0; i < gpus.size(); ++i) all_.push_back({gpus[i], shares[i]});
+    // Taken from the back: the first GPU first.
+    free_.assign(all_.rbegin(), all_.rend());
 }
 
-void GpuPool::give_back(const std::string& gpu) {
+GpuTurn GpuPool::take() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ready_.wait(lock, [&] { return !free_.empty(); });
+    const GpuTurn turn = free_.back();
+    free_.pop_back();
+    return turn;
+}
+
+void GpuPool::give_back(const GpuTurn& turn) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        free_.push_back(gpu);
+        free_.push_back(turn);
     }
     ready_.notify_one();
+}
+
+std::string GpuPool::describe() const {
+    std::string text;
+    for (const GpuTurn& turn : all_) {
+        if (turn.cpus.empty()) continue;
+        if (!text.empty()) text += ", ";
+        text += "GPU " + turn.gpu + " with cores " + runner::cpu_list_text(turn.cpus);
+    }
+    return text;
 }
 
 namespace {
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-// Runs argv (already wrapped in the sandbox), its output into `log`, killed after `limit_s`.
+// Runs argv (already wrapped in the sandbox), its output into `log`, killed after `limit_s`, on `cpus` (empty: on
+// any of this process's cores).
 runner::ExitStatus run_logged(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-                              const fs::path& log, int limit_s) {
+                              const fs::path& log, int limit_s, const std::vector<int>& cpus = {}) {
     const auto started = Clock::now();
-    return runner::run_child({argv, env, log.string(), {}},
+    return runner::run_child({argv, env, log.string(), {}, cpus},
                              [&] { return Clock::now() - started < std::chrono::seconds(limit_s); });
 }
 
@@ -173,18 +193,24 @@ LabResult grade_one(GradingContext& c, Workspace& ws, const WorkItem& item, cons
     // gpulab-grade's tests read their limit from lab.json, or from this variable where it is set (the grader's
     // timeout_for): the same limit for every test of the lab.
     if (c.options.test_time_limit_s) env["GPULAB_TEST_TIMEOUT_S"] = std::to_string(c.options.test_time_limit_s);
-    std::string gpu;
+    GpuTurn turn;
     if (on_gpu) {
         c.progress->started(r.student + " " + r.lab + ": waiting for a GPU");
-        gpu = c.gpus->take();
-        env["CUDA_VISIBLE_DEVICES"] = gpu;
-        r.worker += ":gpu" + gpu;
+        turn = c.gpus->take();
+        env["CUDA_VISIBLE_DEVICES"] = turn.gpu;
+        r.worker += ":gpu" + turn.gpu;
+        if (!turn.cpus.empty()) {
+            // Kept to its share of the cores, and told so: the harness's and CPU execution mode's thread pools
+            // follow the affinity mask, and these say the same where a sandbox's launcher might not keep it.
+            env["GPULAB_HOST_THREADS"] = std::to_string(turn.cpus.size());
+            env["GPULAB_CPU_THREADS"] = std::to_string(turn.cpus.size());
+        }
     }
-    c.progress->started(r.student + " " + r.lab + (on_gpu ? ": grading on GPU " + gpu : ": grading"));
+    c.progress->started(r.student + " " + r.lab + (on_gpu ? ": grading on GPU " + turn.gpu : ": grading"));
     const auto run_start = Clock::now();
     const runner::ExitStatus status = run_logged(wrapped(c, ws, on_gpu, env, argv), {}, out_dir / "grade.log",
-                                                 c.options.lab_time_limit_s);
-    if (on_gpu) c.gpus->give_back(gpu);
+                                                 c.options.lab_time_limit_s, turn.cpus);
+    if (on_gpu) c.gpus->give_back(turn);
     r.run_seconds = seconds_since(run_start);
 
     // The raw results beside the student's feedback (hidden from other submissions' code, unlike the run

@@ -16,17 +16,28 @@
 
 namespace gpulab::grade_class {
 
-// One GPU per grading at a time: timing must not share a GPU.
+// A GPU's turn: which GPU, and the host cores its grading may use (empty: all of this process's).
+struct GpuTurn {
+    std::string gpu;        // as the grading's CUDA_VISIBLE_DEVICES
+    std::vector<int> cpus;
+};
+
+// One GPU per grading at a time: timing must not share a GPU. With several GPUs each also gets its own share of
+// the host's cores (cpu_shares.h), so gradings side by side do not slow each other down or disturb each other's
+// timed tests; with one GPU its grading has every core.
 class GpuPool {
 public:
-    explicit GpuPool(std::vector<std::string> gpus) : free_(std::move(gpus)) {}
-    std::string take();
-    void give_back(const std::string& gpu);
+    explicit GpuPool(const std::vector<std::string>& gpus);
+    GpuTurn take();
+    void give_back(const GpuTurn& turn);
+    // "GPU 0 with cores 0-15, GPU 1 with cores 16-31", or "" for one GPU or none.
+    std::string describe() const;
 
 private:
     std::mutex mutex_;
     std::condition_variable ready_;
-    std::vector<std::string> free_;
+    std::vector<GpuTurn> all_;
+    std::vector<GpuTurn> free_;
 };
 
 // What every grading of a batch shares: the options, the students' files as the intake took them, the seed.

@@ -1,6 +1,7 @@
 #include "child_process.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,6 +43,16 @@ ExitStatus run_child(const ChildSpec& spec, const std::function<bool()>& still_a
         for (const auto& [here, there] : spec.inherit) moved.emplace_back(::fcntl(here, F_DUPFD_CLOEXEC, 64), there);
         for (const auto& [here, there] : moved) ::dup2(here, there);
         for (const auto& [key, value] : spec.env) ::setenv(key.c_str(), value.c_str(), 1);
+        if (!spec.cpus.empty()) {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            for (const int cpu : spec.cpus) CPU_SET(cpu, &set);
+            if (::sched_setaffinity(0, sizeof set, &set) != 0) {
+                const std::string message = std::string("cannot keep the child to its cores: ") + std::strerror(errno) + "\n";
+                [[maybe_unused]] auto ignored = ::write(STDERR_FILENO, message.data(), message.size());
+                ::_exit(127);
+            }
+        }
         std::vector<char*> argv;
         for (const std::string& arg : spec.argv) argv.push_back(const_cast<char*>(arg.c_str()));
         argv.push_back(nullptr);

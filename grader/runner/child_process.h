@@ -24,6 +24,8 @@ struct ChildSpec {
     // Descriptors the child inherits: {descriptor here, the number it gets in the child}. Every other
     // descriptor of this process is closed in the child (they are opened close-on-exec).
     std::vector<std::pair<int, int>> inherit;
+    // The cores the child (and all it starts) may run on; empty: this process's own.
+    std::vector<int> cpus;
 };
 
 // Runs the child to completion. `still_alive` is called about ten times a second while the child

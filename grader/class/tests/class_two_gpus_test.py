@@ -4,7 +4,8 @@ equal, each student's results.json equal verdict for verdict (every test's point
 figures measured on the GPU, such as 2477 GB/s, and a wrong kernel's count of wrong pixels where it reads
 uninitialised shared memory, which differ from run to run). It also requires that the two-GPU run
 really graded on both GPUs at once (each GPU graded submission-labs, and gradings on the two overlapped in time),
-and that the one-GPU run kept to one. It prints both runs' grading time (from the first submission-lab's build to
+and that the one-GPU run kept to one; that side by side each GPU's gradings kept to their own share of the host's
+cores, and alone to none. It prints both runs' grading time (from the first submission-lab's build to
 the last result; preparing the workspaces left out) and their ratio, which is a measurement, not a requirement.
 
 The class: labs 01 and 03, twelve students, each lab holding the reference, the starter, planted bugs whose
@@ -149,6 +150,15 @@ def main():
             problems.append("the two GPUs never graded at the same time")
     if len(used_one) != 1:
         problems.append(f"the one-GPU run graded on GPU(s) {used_one}")
+    # Side by side, each GPU's gradings keep to their own cores (cpu_shares.h); alone, a grading has them all.
+    split = {name: [line.strip() for line in open(out + ".log") if "keep to their own cores" in line]
+             for name, (out, _, _, _) in runs.items()}
+    if split["two GPUs"]:
+        print(split["two GPUs"][0])
+    else:
+        problems.append("the two-GPU run did not say how it split the host's cores between the GPUs")
+    if split["one GPU"]:
+        problems.append("the one-GPU run kept its gradings to part of the host's cores: " + split["one GPU"][0])
     identical = compare_reports(runs["one GPU"][0], runs["two GPUs"][0], students, problems, ("one-GPU", "two-GPU"),
                                 messages=False)
     span_one, span_two = grading_span(one), grading_span(two)

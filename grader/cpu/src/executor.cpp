@@ -164,8 +164,12 @@ Worker* this_worker_if_any() { return t_worker; }
 
 int worker_count() {
   static const int n = [] {
-    unsigned hw = std::thread::hardware_concurrency();
-    auto v = env_ull("GPULAB_CPU_THREADS", hw ? hw : 1);
+    // The cores this process may run on, not the machine's: a grading kept to its share of a multi-GPU host's
+    // cores, or a Slurm task, would otherwise run more threads than it has cores.
+    unsigned cores = std::thread::hardware_concurrency();
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) > 0) cores = CPU_COUNT(&allowed);
+    auto v = env_ull("GPULAB_CPU_THREADS", cores ? cores : 1);
     return static_cast<int>(v < 1 ? 1 : (v > 256 ? 256 : v));
   }();
   return n;

@@ -24,7 +24,8 @@ struct ChildSpec {
     // Descriptors the child inherits: {descriptor here, the number it gets in the child}. Every other
     // descriptor of this process is closed in the child (they are opened close-on-exec).
     std::vector<std::pair<int, int>> inherit;
-    // The cores the child (and all it starts) may run on; empty: this process's own.
+    // The cores the child (and all it starts) may run on; empty: this process's own. Where they cannot be had
+    // (a core gone since), the child runs on this process's and its log says so.
     std::vector<int> cpus;
 };
 

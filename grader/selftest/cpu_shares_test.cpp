@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sched.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -57,6 +60,24 @@ TEST(CpuShares, ChildKeepsToItsCores) {
     text << in.rdbuf();
     std::filesystem::remove(log);
     EXPECT_NE(text.str().find(":\t" + std::to_string(mine.back()) + "\n"), std::string::npos) << text.str();
+}
+
+TEST(CpuShares, CoresNoLongerThereStillRunTheChild) {
+    // A core the machine does not have (taken away since the split, say): the child runs anyway, on the cores it
+    // may use, and its log says why.
+    const int missing = CPU_SETSIZE - 1;
+    if (::sysconf(_SC_NPROCESSORS_CONF) > missing) GTEST_SKIP() << "this machine has core " << missing;
+    const std::filesystem::path log = std::filesystem::temp_directory_path() / ("gpulab-cpu-gone-" + std::to_string(::getpid()) + ".log");
+    std::filesystem::remove(log);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    const gpulab::runner::ExitStatus status = gpulab::runner::run_child(
+        {{"true"}, {}, log.string(), {}, {missing}}, [&] { return std::chrono::steady_clock::now() < deadline; });
+    std::ifstream in(log);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::filesystem::remove(log);
+    EXPECT_TRUE(status.exited && status.code == 0) << status.describe();
+    EXPECT_NE(text.str().find("running on all cores"), std::string::npos) << text.str();
 }
 
 }  // namespace

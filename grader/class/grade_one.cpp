@@ -20,9 +20,10 @@ namespace gpulab::grade_class {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-GpuPool::GpuPool(const std::vector<std::string>& gpus) {
+GpuPool::GpuPool(const std::vector<std::string>& gpus, int gradings_at_once) {
+    const bool side_by_side = gpus.size() > 1 && gradings_at_once > 1;
     const std::vector<std::vector<int>> shares =
-        gpus.size() > 1 ? runner::cpu_shares(runner::allowed_cpus(), int(gpus.size())) : std::vector<std::vector<int>>(gpus.size());
+        side_by_side ? runner::cpu_shares(runner::allowed_cpus(), int(gpus.size())) : std::vector<std::vector<int>>(gpus.size());
     for (std::size_t i = 0; i < gpus.size(); ++i) all_.push_back({gpus[i], shares[i]});
     // Taken from the back: the first GPU first.
     free_.assign(all_.rbegin(), all_.rend());

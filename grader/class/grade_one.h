@@ -22,15 +22,17 @@ struct GpuTurn {
     std::vector<int> cpus;
 };
 
-// One GPU per grading at a time: timing must not share a GPU. With several GPUs each also gets its own share of
-// the host's cores (cpu_shares.h), so gradings side by side do not slow each other down or disturb each other's
-// timed tests; with one GPU its grading has every core.
+// One GPU per grading at a time: timing must not share a GPU. Where gradings run side by side on several GPUs
+// (more than one of each), each GPU also gets its own share of the host's cores (cpu_shares.h), so they do not
+// slow each other down or disturb each other's timed tests; a grading that runs alone has every core.
 class GpuPool {
 public:
-    explicit GpuPool(const std::vector<std::string>& gpus);
+    // gradings_at_once: how many gradings may ask for a GPU at the same time (a batch's workers; 1 for a Slurm task,
+    // which grades its submission-labs one after the other).
+    GpuPool(const std::vector<std::string>& gpus, int gradings_at_once);
     GpuTurn take();
     void give_back(const GpuTurn& turn);
-    // "GPU 0 with cores 0-15, GPU 1 with cores 16-31", or "" for one GPU or none.
+    // "GPU 0 with cores 0-15, GPU 1 with cores 16-31", or "" where the cores are not split.
     std::string describe() const;
 
 private:

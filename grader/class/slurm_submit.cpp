@@ -293,7 +293,7 @@ int run_slurm(const BatchOptions& options, const SlurmOptions& slurm) {
 
     const std::vector<WorkItem> work = work_to_do(options, db, intake);
     Progress progress(int(work.size()), options.terminal);
-    GpuPool no_gpus({});  // nothing is graded here: the array tasks grade
+    GpuPool no_gpus({}, 1);  // nothing is graded here: the array tasks grade
     GradingContext c{options, intake.submissions, intake.seed, &progress, &no_gpus};
     std::vector<WorkItem> to_submit = store_empty_labs(c, db, work);
     std::erase_if(to_submit, [&](const WorkItem& w) { return queued.count({w.submission.student, w.submission.lab}) > 0; });

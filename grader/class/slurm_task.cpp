@@ -78,9 +78,8 @@ int grade_shard(SlurmBatch& batch, int task) {
         sub.labs.push_back(lab);
     }
     Progress progress(int(items.size()), false);
-    GpuPool gpus(options.gpus);
+    GpuPool gpus(options.gpus, 1);
     GradingContext c{options, std::move(submissions), seed, &progress, &gpus};
-    if (!gpus.describe().empty()) std::cerr << "[gpulab-grade-class] each GPU's gradings keep to their own cores: " << gpus.describe() << "\n";
 
     // A workspace of this node that an earlier task prepared, when one is free: the graders are built once per
     // node (and per task running beside another), not once per task.

@@ -47,7 +47,8 @@ TEST(CpuShares, ListTextAsTasksetWritesIt) {
 
 TEST(CpuShares, ChildKeepsToItsCores) {
     const std::vector<int> mine = gpulab::runner::allowed_cpus();
-    ASSERT_FALSE(mine.empty());
+    // With one core the child's share is all it could have anyway: nothing would tell a pinned child from another.
+    if (mine.size() < 2) GTEST_SKIP() << "this process may run on " << mine.size() << " core(s); the check needs two";
     const std::filesystem::path log = std::filesystem::temp_directory_path() / ("gpulab-cpu-share-" + std::to_string(::getpid()) + ".log");
     std::filesystem::remove(log);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);

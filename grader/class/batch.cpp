@@ -1,5 +1,6 @@
 #include "batch.h"
 
+#include "cpu_shares.h"
 #include "grade_one.h"
 #include "progress.h"
 #include "reports.h"
@@ -11,6 +12,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -109,8 +111,10 @@ std::string workspaces_root(const BatchOptions& options) {
     return fs::absolute(root).string();
 }
 
-WorkspaceSpec workspace_spec(const BatchOptions& options, const std::vector<LabSpec>& specs, const std::string& dir) {
+WorkspaceSpec workspace_spec(const BatchOptions& options, const std::vector<LabSpec>& specs, const std::string& dir,
+                             int sharing) {
     WorkspaceSpec spec{options.tree, dir, {}, options.cmake_args, options.grader_version};
+    spec.build_jobs = std::max(1, int(runner::allowed_cpus().size()) / std::max(1, sharing));
     for (const LabSpec& s : specs) spec.labs.push_back(s.lab);
     return spec;
 }
@@ -158,7 +162,7 @@ int run_batch(const BatchOptions& options) {
             try {
                 ResultsDb mine(db.path());  // a connection per thread
                 const WorkspaceSlot slot(workspaces);
-                Workspace ws(workspace_spec(options, intake.specs, slot.dir()));
+                Workspace ws(workspace_spec(options, intake.specs, slot.dir(), worker_count));
                 progress.note("[gpulab-grade-class] worker " + std::to_string(w) +
                               (ws.prepared() ? ": its copy of the tree in " + slot.dir() + " is prepared already (an earlier run's)"
                                              : ": preparing its copy of the tree (first time only)"));

@@ -66,7 +66,10 @@ bool sandbox_usable(const BatchOptions& options);
 
 // The folder the workspace slots go in, on this machine (options.workspaces with %N filled in, or the default).
 std::string workspaces_root(const BatchOptions& options);
-WorkspaceSpec workspace_spec(const BatchOptions& options, const std::vector<LabSpec>& specs, const std::string& dir);
+// The workspace a worker grades in; `sharing` workers prepare theirs at the same time, so each builds with its share
+// of the cores this process may use.
+WorkspaceSpec workspace_spec(const BatchOptions& options, const std::vector<LabSpec>& specs, const std::string& dir,
+                             int sharing = 1);
 
 // Adds -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc to the workspaces' configure where that nvcc exists here
 // and neither CUDACXX nor a --cmake-arg names another (CMake would not look in /usr/local/cuda by itself);

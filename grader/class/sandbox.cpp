@@ -104,7 +104,9 @@ std::vector<std::string> prlimit_prefix(const SandboxSpec& spec) {
 }
 
 std::map<std::string, std::string> clean_environment(const SandboxSpec& spec, const std::string& scratch) {
-    std::map<std::string, std::string> env = {{"PATH", spec.path}, {"HOME", scratch}, {"LANG", "C"}};
+    // CCACHE_DISABLE: a workspace configured with a compiler cache (make test's ccache) compiles the student's code
+    // without it. A cache in the scratch folder would outlive the submission, open to the next one's tests.
+    std::map<std::string, std::string> env = {{"PATH", spec.path}, {"HOME", scratch}, {"LANG", "C"}, {"CCACHE_DISABLE", "1"}};
     if (spec.isolation == Isolation::Bubblewrap) env["TMPDIR"] = "/tmp";
     for (const auto& [name, value] : spec.env) {
         if (name.empty() || name.find('=') != std::string::npos)

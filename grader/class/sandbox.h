@@ -41,7 +41,7 @@ struct SandboxSpec {
     // job's host memory is limited too (RLIMIT_AS would break the CUDA runtime's large virtual reservations).
     bool memory_cgroup = false;
     SandboxLimits limits;
-    // The environment inside is only this: PATH, HOME=scratch, LANG=C, TMPDIR=/tmp, plus `env`.
+    // The environment inside is only this: PATH, HOME=scratch, LANG=C, CCACHE_DISABLE=1, TMPDIR=/tmp, plus `env`.
     std::string path = "/usr/local/cuda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
     std::map<std::string, std::string> env;  // e.g. CUDA_VISIBLE_DEVICES, GPULAB_SEED
     // When the grader runs as root the sandboxed command runs as this user instead (setpriv): the kernel

@@ -124,7 +124,7 @@ Run run_captured(const std::vector<std::string>& args, int limit_s) {
     return run;
 }
 
-bool executable(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
+bool may_execute(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
 
 // The first `name` on the PATH, or "".
 std::string on_path(const std::string& name) {
@@ -135,7 +135,7 @@ std::string on_path(const std::string& name) {
         std::size_t end = folders.find(':', start);
         if (end == std::string::npos) end = folders.size();
         const std::string folder = end > start ? folders.substr(start, end - start) : ".";
-        if (executable(folder + "/" + name)) return folder + "/" + name;
+        if (may_execute(folder + "/" + name)) return folder + "/" + name;
         start = end + 1;
     }
     return "";
@@ -188,13 +188,13 @@ PlotOutcome draw_plot(const std::string& kind, const std::string& data_path, con
         std::vector<std::string> pythons;
         const char* chosen = std::getenv("GPULAB_PYTHON");
         if (chosen && *chosen) {
-            if (!executable(chosen)) {
+            if (!may_execute(chosen)) {
                 outcome.skipped_because = std::string("GPULAB_PYTHON=") + chosen + " cannot be run (" + std::strerror(errno) + ")";
                 return outcome;
             }
             pythons.push_back(chosen);
         } else {
-            if (executable("/usr/bin/python3")) pythons.push_back("/usr/bin/python3");
+            if (may_execute("/usr/bin/python3")) pythons.push_back("/usr/bin/python3");
             const std::string found = on_path("python3");
             if (!found.empty() && found != "/usr/bin/python3") pythons.push_back(found);
         }

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 // ---- Finding the tool --------------------------------------------------------------------------------
 
-bool executable(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0 && !fs::is_directory(path); }
+bool is_program_file(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0 && !fs::is_directory(path); }
 
 // ---- Reading the tools' words --------------------------------------------------------------------------
 
@@ -102,7 +102,7 @@ std::string find_compute_sanitizer(std::string* looked) {
     std::string found;
     const auto consider = [&](const std::string& path, const std::string& label) {
         places.push_back(label);
-        if (found.empty() && executable(path)) found = path;
+        if (found.empty() && is_program_file(path)) found = path;
     };
     if (const char* env = std::getenv("GPULAB_COMPUTE_SANITIZER"); env && *env) {
         consider(env, std::string("$GPULAB_COMPUTE_SANITIZER (") + env + ")");
@@ -112,7 +112,7 @@ std::string find_compute_sanitizer(std::string* looked) {
             std::stringstream dirs(path);
             std::string dir;
             while (found.empty() && std::getline(dirs, dir, ':'))
-                if (!dir.empty() && executable(dir + "/compute-sanitizer")) found = dir + "/compute-sanitizer";
+                if (!dir.empty() && is_program_file(dir + "/compute-sanitizer")) found = dir + "/compute-sanitizer";
             places.push_back("PATH");
         }
         if (const char* home = std::getenv("CUDA_HOME"); home && *home)

@@ -301,8 +301,8 @@ TEST_F(Sandbox, EnvironmentIsClean) {
     std::istringstream text(ran.output);
     for (std::string line; std::getline(text, line);) lines.insert(line);
     // bwrap --chdir sets PWD.
-    EXPECT_EQ(lines, (std::set<std::string>{"PATH=" + spec_.path, "HOME=" + spec_.scratch, "LANG=C", "TMPDIR=/tmp",
-                                            "PWD=" + spec_.scratch, "GPULAB_SEED=1234"}));
+    EXPECT_EQ(lines, (std::set<std::string>{"PATH=" + spec_.path, "HOME=" + spec_.scratch, "LANG=C", "CCACHE_DISABLE=1",
+                                            "TMPDIR=/tmp", "PWD=" + spec_.scratch, "GPULAB_SEED=1234"}));
 }
 
 TEST_F(Sandbox, UnsandboxedModeAppliesLimitsAndWarnsLoudly) {

@@ -145,7 +145,8 @@ int run_batch(const BatchOptions& options) {
     const std::vector<WorkItem> work = work_to_do(options, db, intake);
 
     Progress progress(int(work.size()), options.terminal);
-    GpuPool gpus(options.gpus, options.workers);
+    // Untimed gradings share a GPU; a timed one has it to itself.
+    GpuPool gpus(options.gpus, options.workers, options.no_timing ? options.workers : 1);
     GradingContext c{options, std::move(intake.submissions), intake.seed, &progress, &gpus};
     if (!gpus.describe().empty()) progress.note("[gpulab-grade-class] each GPU's gradings keep to their own cores: " + gpus.describe());
     const std::vector<WorkItem> to_build = store_empty_labs(c, db, work);

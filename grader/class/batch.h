@@ -36,6 +36,9 @@ struct BatchOptions {
     // A short one makes each submission whose kernel never ends cost seconds instead of minutes, at the risk of
     // stopping a slow but correct test: for CPU execution mode's small inputs, or a class known to hang a lot.
     unsigned test_time_limit_s = 0;
+    // The speed tests left out (gpulab-grade --no-timing): their points are "not run", neither earned nor lost. For a
+    // first correctness pass, or a GPU that other work shares, where a timed test would measure the other work too.
+    bool no_timing = false;
     // Where the workspaces go (worker-N folders, taken under a lock: runs that share it reuse each other's
     // prepared workspaces); %N becomes this node's short host name. Empty: <out>/work (default_work_root).
     std::string workspaces;

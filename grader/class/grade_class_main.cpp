@@ -72,6 +72,8 @@ int main(int argc, char** argv) {
     app.add_option("--test-time-limit", options.test_time_limit_s,
                    "seconds every test may take, instead of lab.json's limits (0: lab.json's); a kernel that never ends then "
                    "costs --max-hangs times this")->capture_default_str();
+    app.add_flag("--no-timing", options.no_timing,
+                 "leave the speed tests out (their points: not run), for a correctness pass or a GPU other work shares");
     app.add_option("--workspaces", options.workspaces,
                    "where the workspaces go (default <out>/work); %N: the node's short host name, for a node-local folder");
 

@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -20,13 +21,13 @@ namespace gpulab::grade_class {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-GpuPool::GpuPool(const std::vector<std::string>& gpus, int gradings_at_once) {
+GpuPool::GpuPool(const std::vector<std::string>& gpus, int gradings_at_once, int turns_per_gpu) {
     const bool side_by_side = gpus.size() > 1 && gradings_at_once > 1;
     const std::vector<std::vector<int>> shares =
         side_by_side ? runner::cpu_shares(runner::allowed_cpus(), int(gpus.size())) : std::vector<std::vector<int>>(gpus.size());
     for (std::size_t i = 0; i < gpus.size(); ++i) all_.push_back({gpus[i], shares[i]});
-    // Taken from the back: the first GPU first.
-    free_.assign(all_.rbegin(), all_.rend());
+    // Taken from the back: the first GPU first, then the next, each GPU's second turn after every GPU's first.
+    for (int turn = 0; turn < std::max(1, turns_per_gpu); ++turn) free_.insert(free_.begin(), all_.rbegin(), all_.rend());
 }
 
 GpuTurn GpuPool::take() {
@@ -189,6 +190,7 @@ LabResult grade_one(GradingContext& c, Workspace& ws, const WorkItem& item, cons
     // tries it again, fails the same way and reports the compiler's message; nothing of it runs.
     std::vector<std::string> argv = grade_command(ws, r.lab, c.options.mode, c.seed, out_dir.string(), c.options.max_hangs);
     if (built) argv.push_back("--no-build");
+    if (c.options.no_timing) argv.push_back("--no-timing");
     const bool on_gpu = c.options.mode == "gpu";
     std::map<std::string, std::string> env;
     // gpulab-grade's tests read their limit from lab.json, or from this variable where it is set (the grader's

@@ -28,8 +28,9 @@ struct GpuTurn {
 class GpuPool {
 public:
     // gradings_at_once: how many gradings may ask for a GPU at the same time (a batch's workers; 1 for a Slurm task,
-    // which grades its submission-labs one after the other).
-    GpuPool(const std::vector<std::string>& gpus, int gradings_at_once);
+    // which grades its submission-labs one after the other). turns_per_gpu: how many may grade on one GPU at once:
+    // 1 where tests are timed (a timed test shares its GPU with nothing); untimed gradings (--no-timing) share them.
+    GpuPool(const std::vector<std::string>& gpus, int gradings_at_once, int turns_per_gpu = 1);
     GpuTurn take();
     void give_back(const GpuTurn& turn);
     // "GPU 0 with cores 0-15, GPU 1 with cores 16-31", or "" where the cores are not split.

@@ -35,7 +35,7 @@ nlohmann::json options_to_json(const BatchOptions& o, const std::string& seed) {
             {"tree", fs::absolute(o.tree).string()}, {"labs", o.labs}, {"mode", o.mode}, {"seed", seed},
             {"unsandboxed", o.unsandboxed}, {"cmake_args", o.cmake_args}, {"grader_version", o.grader_version},
             {"lab_time_limit_s", o.lab_time_limit_s}, {"max_hangs", o.max_hangs},
-            {"test_time_limit_s", o.test_time_limit_s}, {"workspaces", o.workspaces}};
+            {"test_time_limit_s", o.test_time_limit_s}, {"no_timing", o.no_timing}, {"workspaces", o.workspaces}};
 }
 
 BatchOptions options_from_json(const nlohmann::json& j, std::string& seed) {
@@ -52,6 +52,7 @@ BatchOptions options_from_json(const nlohmann::json& j, std::string& seed) {
     o.lab_time_limit_s = j.at("lab_time_limit_s");
     o.max_hangs = j.at("max_hangs");
     o.test_time_limit_s = j.value("test_time_limit_s", 0u);  // absent from a batch an older version wrote
+    o.no_timing = j.value("no_timing", false);
     o.workspaces = j.at("workspaces");
     return o;
 }

@@ -8,7 +8,11 @@ out-of-bounds writes, a context-killing write, refused and tampering cheats), pl
 students (references, starters, planted bugs, a correct variant in another style) and five more students,
 so several labs share the GPUs in one batch. Each visible GPU grades one submission-lab at a time.
 
-Usage: class_gpu_test.py <gpulab-grade-class> <source tree> <build folder> <scratch folder> [gpulab-grade-class options]
+Usage: class_gpu_test.py <gpulab-grade-class> <source tree> <build folder> <scratch folder> [--students a,b,...]
+                         [gpulab-grade-class options]
+--students: only these students of the class. With gpulab-grade-class's --no-timing (the class graded beside other
+work on the GPU), the students whose verdict rests on a speed test are left out, and the reference's results must
+say their speed tests were not run; without it, they must have run.
 Exit 77 (skipped) without a GPU or where the sandbox cannot run.
 """
 import json
@@ -40,6 +44,8 @@ EXTRA = {
 # Lab 01 for the five students who are not in the CPU corpus.
 MORE_LAB01 = {"peggy": "reference", "quentin": "wrong/off-by-one-boundary", "rupert": "starter",
               "sybil": "reference", "trent": "cheats/memoized-launch"}
+# Caught by a speed test only: nothing to grade them on without timing.
+CAUGHT_BY_SPEED = {"trent"}
 
 
 def solution_text(tree, build, lab, source, which):
@@ -65,6 +71,20 @@ def build_class(tree, build, folder):
     return expected
 
 
+def leave_out(folder, expected, gone):
+    """The class without the students in `gone`: their submissions (a folder, or an archive named after them) removed."""
+    for entry in os.listdir(folder):
+        if entry.split(".")[0] in gone:
+            path = os.path.join(folder, entry)
+            shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
+    return {key: value for key, value in expected.items() if key[0] not in gone}
+
+
+def timing_left_out(result_json):
+    """Whether a stored result says its speed tests were not run because of --no-timing."""
+    return "--no-timing" in result_json
+
+
 def results(out):
     return corpus.stored(out, "status, points, max_points, build_seconds, run_seconds, gpu_name, worker, finished_at")
 
@@ -72,6 +92,15 @@ def results(out):
 def main():
     program, tree, build, scratch = sys.argv[1:5]
     passed_on = sys.argv[5:]  # e.g. --gpus 2 --workers 4
+    students = None
+    if "--students" in passed_on:
+        at = passed_on.index("--students")
+        students = set(passed_on[at + 1].split(","))
+        del passed_on[at:at + 2]
+    untimed = "--no-timing" in passed_on
+    if "--workspaces" in passed_on:  # where the sandbox's user can reach it (class_corpus_test.shared_workspaces)
+        at = passed_on.index("--workspaces") + 1
+        passed_on[at] = corpus.shared_workspaces(passed_on[at])
     if shutil.which("nvidia-smi") is None or subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0:
         print("SKIP: no GPU here (this check grades a class on the GPU)")
         return 77
@@ -79,7 +108,12 @@ def main():
     os.makedirs(scratch)
     submissions, out = os.path.join(scratch, "submissions"), os.path.join(scratch, "out")
     expected = build_class(tree, build, submissions)
+    # The whole class's labs, whoever is left out: the workspaces are prepared for these, and a run for the same
+    # labs finds them prepared.
     labs = sorted({lab for _, lab in expected})
+    everyone = {student for student, _ in expected}
+    gone = (everyone - students if students is not None else set()) | (CAUGHT_BY_SPEED if untimed else set())
+    expected = leave_out(submissions, expected, gone)
     command = [program, "--submissions", submissions, "--out", out, "--tree", tree, "--labs", ",".join(labs),
                "--mode", "gpu", "--seed", "12345"] + passed_on
     print(f"{len(os.listdir(submissions))} submissions, {len(expected)} submission-labs over {labs}")
@@ -116,6 +150,11 @@ def main():
         if after.get(key, ())[-1:] != row[-1:]:
             problems.append(f"{key} was graded again after the resume")
     book = corpus.gradebook(out)
+    # The timing choice reached every grading: the reference's speed tests ran, or were left out, as asked.
+    for (student, lab), (row,) in corpus.stored(out, "result_json").items():
+        if expected.get((student, lab), (None, None))[1] == "full" and timing_left_out(row or "") != untimed:
+            problems.append(f"{student} {lab}: its speed tests were {'run' if untimed else 'left out'}, though the class "
+                            f"was graded {'with --no-timing' if untimed else 'with timing'}")
     not_run = {key: float(json.loads(row[0] or "{}").get("points_not_run") or 0)
                for key, row in corpus.stored(out, "result_json").items()}
     for (student, lab), (want, points) in sorted(expected.items()):

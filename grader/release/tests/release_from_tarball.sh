@@ -56,15 +56,23 @@ if [ "$status" -ne 2 ] || [ ! -x build/gpulab-grade ] || ! grep -q '^== Summary'
     exit 1
 fi
 
-# require <solution> <requirement>: graded again, held to the requirement make test holds the instructor's tree
-# to (gpulab-grade --require: starter = builds, never crashes, fails its TODOs; full = every point CPU mode
+# require <solution> <requirement> [<lab>]: graded again, held to the requirement make test holds the instructor's
+# tree to (gpulab-grade --require: starter = builds, never crashes, fails its TODOs; full = every point CPU mode
 # grades). The reference is graded only here: make grade's path is the starter's above.
 require() {
-    build/gpulab-grade --build-dir build --solution "$1" --mode cpu --no-build --no-timing --no-reports --require "$2" \
-        --out "$work/require-$1" > "$work/require-$1.log" 2>&1 ||
-        { tail -n 60 "$work/require-$1.log"; echo "FAIL: the $1 in the release does not meet --require $2"; exit 1; }
-    echo "ok: the $1 meets --require $2"
+    local name=$1${3:+-$3}
+    build/gpulab-grade --build-dir build --solution "$1" ${3:+--lab "$3"} --mode cpu --no-build --no-timing --no-reports \
+        --require "$2" --out "$work/require-$name" > "$work/require-$name.log" 2>&1 ||
+        { tail -n 60 "$work/require-$name.log"; echo "FAIL: the $1${3:+ of $3} in the release does not meet --require $2"; return 1; }
+    echo "ok: the $1${3:+ of $3} meets --require $2"
 }
-require starter starter
-require reference full
+# Side by side, the reference lab by lab: a many-core machine grades them at once rather than one after another.
+pids=()
+require starter starter & pids+=($!)
+for lab in $(sed -n 's/^gpulab_add_lab(\(.*\))$/\1/p' labs/CMakeLists.txt); do
+    require reference full "$lab" & pids+=($!)
+done
+failed=0
+for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+[ "$failed" -eq 0 ] || exit 1
 echo "ok: the release builds from its tarball, holds no reference source, and grades the starter and the reference"

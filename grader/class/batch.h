@@ -69,8 +69,8 @@ bool sandbox_usable(const BatchOptions& options);
 
 // The folder the workspace slots go in, on this machine (options.workspaces with %N filled in, or the default).
 std::string workspaces_root(const BatchOptions& options);
-// The workspace a worker grades in; `sharing` workers prepare theirs at the same time, so each builds with its share
-// of the cores this process may use.
+// The workspace a worker grades in, built with the cores this process may use shared by `sharing` preparations at
+// once (a batch prepares its workspaces one at a time).
 WorkspaceSpec workspace_spec(const BatchOptions& options, const std::vector<LabSpec>& specs, const std::string& dir,
                              int sharing = 1);
 

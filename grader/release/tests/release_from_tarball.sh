@@ -17,13 +17,16 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 
 rm -rf "$work"
 mkdir -p "$work/unpacked"
+started=$(date +%s)
+stamp() { echo "== [$(( $(date +%s) - started )) s] $*"; }  # where a slow run's minutes went
+stamp "make dist"
 "$here/make_dist.sh" --out "$work/dist" --build-dir "$work/dist-build" --cuda-architectures "$architectures" ${labs:+--labs "$labs"}
 tarball=$(ls "$work"/dist/gpulab-*.tar.gz)
 tar -xzf "$tarball" -C "$work/unpacked"
 release=$(ls -d "$work"/unpacked/gpulab-*)
 cd "$release"
 
-echo "== what the release holds"
+stamp "what the release holds"
 for lab in $(sed -n 's/^gpulab_add_lab(\(.*\))$/\1/p' labs/CMakeLists.txt); do
     for mode in gpu cpu; do
         [ -f "reference/$lab/$mode/libsolution.so" ] || { echo "FAIL: no reference/$lab/$mode/libsolution.so"; exit 1; }
@@ -42,7 +45,7 @@ python3 "$here/check_no_reference.py" "$release" "$repo" --ptx-cache "$work/dist
 # What a student types first: the release's make grade in CPU execution mode, which builds the graders and
 # must exit 2 (graded without a GPU).
 status=0
-echo "== make grade MODE=cpu (in the unpacked release)"
+stamp "make grade MODE=cpu (in the unpacked release)"
 make grade MODE=cpu ${cmake_args:+CMAKE_ARGS="$cmake_args"} > "$work/grade-starter.log" 2>&1 || status=$?
 sed -n '/^== Summary/,$p' "$work/grade-starter.log"
 # make exits 2 for its own failures too (a configure or a build that failed): the grader must have summed up.
@@ -66,6 +69,7 @@ require() {
         { tail -n 60 "$work/require-$name.log"; echo "FAIL: the $1${3:+ of $3} in the release does not meet --require $2"; return 1; }
     echo "ok: the $1${3:+ of $3} meets --require $2"
 }
+stamp "the starter and each lab's reference held to their requirements"
 # Side by side, the reference lab by lab: a many-core machine grades them at once rather than one after another.
 pids=()
 require starter starter & pids+=($!)
@@ -75,4 +79,5 @@ done
 failed=0
 for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
 [ "$failed" -eq 0 ] || exit 1
+stamp "done"
 echo "ok: the release builds from its tarball, holds no reference source, and grades the starter and the reference"

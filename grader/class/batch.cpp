@@ -113,10 +113,9 @@ std::string workspaces_root(const BatchOptions& options) {
     return fs::absolute(root).string();
 }
 
-WorkspaceSpec workspace_spec(const BatchOptions& options, const std::vector<LabSpec>& specs, const std::string& dir,
-                             int sharing) {
+WorkspaceSpec workspace_spec(const BatchOptions& options, const std::vector<LabSpec>& specs, const std::string& dir) {
     WorkspaceSpec spec{options.tree, dir, {}, options.cmake_args, options.grader_version};
-    spec.build_jobs = std::max(1, int(runner::allowed_cpus().size()) / std::max(1, sharing));
+    spec.build_jobs = std::max(1, int(runner::allowed_cpus().size()));
     for (const LabSpec& s : specs) spec.labs.push_back(s.lab);
     return spec;
 }

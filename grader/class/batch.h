@@ -69,10 +69,9 @@ bool sandbox_usable(const BatchOptions& options);
 
 // The folder the workspace slots go in, on this machine (options.workspaces with %N filled in, or the default).
 std::string workspaces_root(const BatchOptions& options);
-// The workspace a worker grades in, built with the cores this process may use shared by `sharing` preparations at
-// once (a batch prepares its workspaces one at a time).
-WorkspaceSpec workspace_spec(const BatchOptions& options, const std::vector<LabSpec>& specs, const std::string& dir,
-                             int sharing = 1);
+// The workspace a worker grades in, built with every core this process may use (workspaces are prepared one at a
+// time: a batch's one after another, a Slurm task's alone).
+WorkspaceSpec workspace_spec(const BatchOptions& options, const std::vector<LabSpec>& specs, const std::string& dir);
 
 // Adds -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc to the workspaces' configure where that nvcc exists here
 // and neither CUDACXX nor a --cmake-arg names another (CMake would not look in /usr/local/cuda by itself);

@@ -93,8 +93,8 @@ void Workspace::prepare() {
     fs::create_directories(spec_.dir);
     run_or_throw(argv, fs::path(spec_.dir) / "configure.log", "configuring the workspace " + spec_.dir);
     // The graders and the reference once, before any student's code: what every submission shares.
-    run_or_throw({"cmake", "--build", build_, "--target", "gpulab_graders", "-j", std::to_string(std::max(1, spec_.build_jobs))}, fs::path(spec_.dir) / "graders.log",
-                 "building the graders in " + spec_.dir);
+    run_or_throw({"cmake", "--build", build_, "--target", "gpulab_graders", "-j", std::to_string(std::max(1, spec_.build_jobs))},
+                 fs::path(spec_.dir) / "graders.log", "building the graders in " + spec_.dir);
     std::ofstream(marker) << made_for();
 }
 

@@ -18,8 +18,8 @@ struct WorkspaceSpec {
     // The grader version (the tree's commit) the copy is made from: a workspace prepared from another version is
     // copied and configured again, never graded with (a workspace outlives the batch that prepared it).
     std::string version;
-    // How many compilers prepare() runs at once: the cores this workspace's worker may use. A first preparation
-    // builds the harness and the graders, minutes on two cores; a GPU host's idle cores shorten that to seconds.
+    // How many compilers prepare() runs at once: the cores the grader may use. A first preparation builds the
+    // harness and the graders, minutes on two cores.
     int build_jobs = 2;
 };
 

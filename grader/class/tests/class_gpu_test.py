@@ -6,7 +6,8 @@ The class: lab 01 as class_corpus_test.py hands it in (the reference, the starte
 error, an endless loop, an empty submission, stray files, a nested zip, a tar.gz with the wrong folder name,
 out-of-bounds writes, a context-killing write, refused and tampering cheats), plus labs 03 and 07 for most
 students (references, starters, planted bugs, a correct variant in another style) and five more students,
-so several labs share the GPUs in one batch. Each visible GPU grades one submission-lab at a time.
+so several labs share the GPUs in one batch. Each visible GPU grades one submission-lab at a time (with
+--no-timing, several: nothing is timed).
 
 Usage: class_gpu_test.py <gpulab-grade-class> <source tree> <build folder> <scratch folder> [--students a,b,...]
                          [gpulab-grade-class options]
@@ -150,13 +151,13 @@ def main():
         if after.get(key, ())[-1:] != row[-1:]:
             problems.append(f"{key} was graded again after the resume")
     book = corpus.gradebook(out)
+    result_json = {key: row[0] or "" for key, row in corpus.stored(out, "result_json").items()}
     # The timing choice reached every grading: the reference's speed tests ran, or were left out, as asked.
-    for (student, lab), (row,) in corpus.stored(out, "result_json").items():
-        if expected.get((student, lab), (None, None))[1] == "full" and timing_left_out(row or "") != untimed:
+    for (student, lab), text in result_json.items():
+        if expected.get((student, lab), (None, None))[1] == "full" and timing_left_out(text) != untimed:
             problems.append(f"{student} {lab}: its speed tests were {'run' if untimed else 'left out'}, though the class "
                             f"was graded {'with --no-timing' if untimed else 'with timing'}")
-    not_run = {key: float(json.loads(row[0] or "{}").get("points_not_run") or 0)
-               for key, row in corpus.stored(out, "result_json").items()}
+    not_run = {key: float(json.loads(text or "{}").get("points_not_run") or 0) for key, text in result_json.items()}
     for (student, lab), (want, points) in sorted(expected.items()):
         row = after.get((student, lab))
         if row is None:

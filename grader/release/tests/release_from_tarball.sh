@@ -27,7 +27,8 @@ release=$(ls -d "$work"/unpacked/gpulab-*)
 cd "$release"
 
 stamp "what the release holds"
-for lab in $(sed -n 's/^gpulab_add_lab(\(.*\))$/\1/p' labs/CMakeLists.txt); do
+packed_labs=$(sed -n 's/^gpulab_add_lab(\(.*\))$/\1/p' labs/CMakeLists.txt)
+for lab in $packed_labs; do
     for mode in gpu cpu; do
         [ -f "reference/$lab/$mode/libsolution.so" ] || { echo "FAIL: no reference/$lab/$mode/libsolution.so"; exit 1; }
     done
@@ -73,7 +74,7 @@ stamp "the starter and each lab's reference held to their requirements"
 # Side by side, the reference lab by lab: a many-core machine grades them at once rather than one after another.
 pids=()
 require starter starter & pids+=($!)
-for lab in $(sed -n 's/^gpulab_add_lab(\(.*\))$/\1/p' labs/CMakeLists.txt); do
+for lab in $packed_labs; do
     require reference full "$lab" & pids+=($!)
 done
 failed=0

@@ -434,7 +434,15 @@ TEST(BlurImage, BeforeAndAfter) {
     GPULAB_ASSERT(loaded.error.empty()) << "Cannot blur your photo (GPULAB_PHOTO): " << loaded.error;
     const gpulab::Image& photo = loaded.image;
     gpulab::Image after{photo.width, photo.height, photo.channels, Bytes(photo.size(), 255)};
+    // The blur must happen on the GPU: blur_image that blurs on the host is right but is not the lab.
+    std::optional<gpulab::LaunchRecorder> recorder;
+    if (gpulab::launch_recording_supported()) recorder.emplace();
     student().blur_image(photo.pixels.data(), after.pixels.data(), photo.width, photo.height, photo.channels);
+    const bool launched = !recorder || !recorder->launches().empty();
+    recorder.reset();
+    GPULAB_EXPECT(launched) << "blur_image on " << path.filename().string() << " launched no kernel: the image was blurred "
+                            << "without the GPU. blur_image must copy the image into device buffers, run launch_blur_tiled "
+                            << "on them and copy the result back (step 3 of the handout).";
 
     const Bytes expected = oracle::blur(photo.pixels, photo.width, photo.height, photo.channels);
     check::ImageUnderTest im;

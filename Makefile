@@ -91,13 +91,15 @@ grade-class: configure
 	@$(BUILD)/gpulab-grade-class --submissions $(SUBMISSIONS) --out $(CLASS_OUT) $(if $(LAB),--labs $(LAB)) $(CLASS_ARGS)
 
 # Some checks build the project again: the release from its tarball, the class graders' workspaces. Where ccache is
-# installed, make test compiles through it, paths taken relative to this folder (CCACHE_BASEDIR), so that a copy
-# laid out like this tree, such as the unpacked release, gets the main build's objects for its unchanged sources.
+# installed, make test compiles through it (C++ and nvcc), paths taken relative to this folder (CCACHE_BASEDIR), so
+# that a copy laid out like this tree (sources, and the build folder one level below them), such as the unpacked
+# release or a class workspace, gets the main build's objects for its unchanged sources.
 # ccache compiles anything whose preprocessed source or flags differ, so a release missing a header still fails.
 # A build folder configured before without it (by make grade, say) stays as it was.
 CCACHE := $(shell command -v ccache 2>/dev/null)
 ifneq ($(CCACHE),)
 test: export CMAKE_CXX_COMPILER_LAUNCHER := $(CCACHE)
+test: export CMAKE_CUDA_COMPILER_LAUNCHER := $(CCACHE)
 test: export CCACHE_BASEDIR := $(CURDIR)
 endif
 

@@ -60,11 +60,10 @@ void run_or_throw(const std::vector<std::string>& argv, const fs::path& log, con
 Workspace::Workspace(WorkspaceSpec spec)
     : spec_(std::move(spec)),
       tree_((fs::path(spec_.dir) / "tree").string()),
-      scratch_((fs::path(spec_.dir) / "scratch").string()),
-      build_((fs::path(scratch_) / "build").string()) {}
+      build_((fs::path(tree_) / "build").string()) {}
 
 std::string Workspace::run_dir(const std::string& student, const std::string& lab) const {
-    return (fs::path(scratch_) / "runs" / student / lab).string();
+    return (fs::path(build_) / "class-runs" / student / lab).string();
 }
 
 // What the workspace was prepared for: another version, other labs or other CMake options start it again.
@@ -83,8 +82,13 @@ bool Workspace::prepared() const {
 void Workspace::prepare() {
     if (prepared()) return;
     const fs::path marker = fs::path(spec_.dir) / "prepared";
-    fs::remove_all(tree_);
+    // Another version's files go (a file the new version lacks must not linger); its build folder stays, so
+    // only what changed is compiled again.
+    if (fs::is_directory(tree_))
+        for (const auto& entry : fs::directory_iterator(tree_))
+            if (entry.path() != fs::path(build_)) fs::remove_all(entry.path());
     copy_tree(spec_.instructor_tree, tree_);
+    fs::remove_all(fs::path(spec_.dir) / "scratch");  // where earlier versions kept the build folder
     std::string only;
     for (const std::string& lab : spec_.labs) only += (only.empty() ? "" : ";") + lab;
     std::vector<std::string> argv{"cmake", "-S", tree_, "-B", build_, "-DCMAKE_BUILD_TYPE=Release", "-DGPULAB_ONLY_LABS=" + only,

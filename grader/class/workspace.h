@@ -1,5 +1,5 @@
-// A grading worker's workspace: its own copy of the instructor's tree and its own build folder, configured
-// once and reused for every submission it grades. Between submissions only the student's files change
+// A grading worker's workspace: its own copy of the instructor's tree and, inside it, its own build folder,
+// configured once and reused for every submission it grades. Between submissions only the student's files change
 // (starter/<lab>/ is reset to the instructor's starter, then the files lab.json lists are copied in), so a
 // submission can never change how it is graded, and the graders and the reference are built once.
 #pragma once
@@ -12,7 +12,7 @@ namespace gpulab::grade_class {
 
 struct WorkspaceSpec {
     std::string instructor_tree;          // the repository the class is graded with
-    std::string dir;                      // the worker's folder: tree/ and build/ go in it
+    std::string dir;                      // the worker's folder: tree/ goes in it, the build in tree/build/
     std::vector<std::string> labs;        // the labs to build (GPULAB_ONLY_LABS)
     std::vector<std::string> cmake_args;  // extra -D... for the first configure (CUDA compiler, archs, stb, boost)
     // The grader version (the tree's commit) the copy is made from: a workspace prepared from another version is
@@ -29,12 +29,16 @@ public:
 
     const std::string& tree() const { return tree_; }        // the copy the student's files go into (read-only
                                                              // to the student's code)
-    const std::string& scratch() const { return scratch_; }  // the only folder the student's code may write:
-    const std::string& build() const { return build_; }      //   the build folder and
+    // The build folder, tree/build: laid out like a checkout's own build folder (one level below the sources), so
+    // that a compiler cache keyed on relative paths (make test's ccache, CCACHE_BASEDIR) gives a workspace the
+    // objects the checkout's build already compiled. It is also the only folder the student's code may write,
+    // bound writable inside the read-only tree, and holds each grading's logs (run_dir).
+    const std::string& build() const { return build_; }
+    const std::string& scratch() const { return build_; }
     std::string run_dir(const std::string& student, const std::string& lab) const;  // one grading's logs
 
-    // Copies the instructor's tree (without build folders, .git and earlier workspaces) and configures
-    // the build; a second call (or another process, for the same version) finds both done. Throws std::runtime_error with the log's tail on failure.
+    // Copies the instructor's tree (without build folders, .git and earlier workspaces) over what the workspace
+    // held, keeping its build folder, and configures the build; a second call (or another process, for the same version) finds both done. Throws std::runtime_error with the log's tail on failure.
     void prepare();
     // Whether prepare() would find everything done (the same version, labs and CMake options), nothing to build.
     bool prepared() const;
@@ -47,7 +51,7 @@ public:
 private:
     std::string made_for() const;  // what the "prepared" marker holds once prepare() has done its work
     WorkspaceSpec spec_;
-    std::string tree_, scratch_, build_;
+    std::string tree_, build_;
 };
 
 // Whether a user other than the owner may reach `path`: every folder from / down to it lets others through.

@@ -208,6 +208,24 @@ TEST_F(Sandbox, WritesOnlyToScratchAndAPrivateTmp) {
     EXPECT_EQ(again.output, "") << "a second sandbox starts with an empty /tmp";
 }
 
+// A class workspace keeps its build folder inside its tree (tree/build, laid out like a checkout's, for the
+// compiler cache): bound writable over the read-only tree, it must not make the rest of the tree writable.
+TEST_F(Sandbox, ScratchInsideTheTreeLeavesTheRestOfTheTreeReadOnly) {
+    SKIP_WITHOUT_BWRAP();
+    spec_.scratch = (tree_ / "build").string();
+    gpulab::grade_class::prepare_scratch(spec_);
+    const std::string tree = tree_.string();
+    const Ran ran = sandboxed_shell("if { echo x > " + tree + "/labs/written; } 2>/dev/null; then echo WROTE-TREE; fi\n"
+                                    "if { echo x > " + tree + "/written; } 2>/dev/null; then echo WROTE-TOP; fi\n"
+                                    "echo in-build > written && cat written " + tree + "/labs/lab.json");
+    EXPECT_EQ(ran.code, 0) << ran.output;
+    EXPECT_EQ(ran.output, "in-build\nLAB-VISIBLE") << "only the build folder inside the tree is writable";
+    EXPECT_FALSE(fs::exists(tree_ / "labs" / "written"));
+    EXPECT_FALSE(fs::exists(tree_ / "written"));
+    EXPECT_TRUE(fs::exists(tree_ / "build" / "written"));
+    EXPECT_NE(sandboxed({"cat", tree + "/submissions/alice/kernel.cu"}).code, 0) << "hidden paths stay hidden";
+}
+
 TEST_F(Sandbox, HiddenPathsAreNotReadable) {
     SKIP_WITHOUT_BWRAP();
     const char* home = std::getenv("HOME");

@@ -141,6 +141,8 @@ std::string refused_calls_after_failed_build(const Solution& solution, const Bui
 
 // What the GPU part reports for a test the CPU part runs; its outcome is replaced by the CPU part's.
 const char* const kRunInCpuMode = "run in CPU execution mode";
+// What --compare-modes' CPU grading reports for those tests: the GPU grading's CPU part ran them, in this mode.
+const char* const kGradedBeside = "not run: graded in CPU execution mode by the GPU grading (--compare-modes)";
 
 // What a part of the run reports for a test a later (or earlier) wave runs: dropped once the waves are done.
 const char* const kLaterWave = "run in another wave";
@@ -255,6 +257,8 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
     // Tests marked "run_in": "cpu" measure what only CPU execution mode can (for instance how often a
     // kernel reads its input): on a GPU they still run there, so both modes give one verdict.
     const std::set<std::string> cpu_only = request.mode == "gpu" ? ids_where(config, "run_in", "cpu") : std::set<std::string>{};
+    const std::set<std::string> graded_beside =
+        request.mode == "cpu" && request.run_in_cpu_graded_beside ? ids_where(config, "run_in", "cpu") : std::set<std::string>{};
     // --time-only names tests lab.json marks "timing": a misspelt one would leave every speed test out unnoticed.
     const std::set<std::string> timed_ids = ids_where(config, "timing", true);
     for (const std::string& id : request.time_only)
@@ -359,6 +363,9 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
             if (!request.reports)
                 for (const std::string& id : ids_where(config, "points", 0))
                     if (!spec.left_out.count(id)) spec.left_out[id] = "not run: reports left out (--no-reports)";
+            if (request.run_in_cpu_graded_beside)
+                for (const std::string& id : graded_beside)
+                    if (!spec.left_out.count(id)) spec.left_out[id] = kGradedBeside;
             if (mode == request.mode) {
                 for (const std::string& id : cpu_only)
                     if (ready.count(id)) spec.left_out[id] = cpu_part ? kRunInCpuMode : "needs CPU execution mode, not built here";

@@ -37,6 +37,9 @@ struct GradeRequest {
     // Where not empty: the untimed tests' outcomes come from an earlier grading of the same build
     // (<untimed_from>/<lab>/outcomes.json, untimed_outcomes.h) and only the timed tests run, with its seed.
     std::string untimed_from;
+    // --compare-modes' CPU grading: the tests lab.json runs in CPU execution mode ("run_in": "cpu") were graded
+    // in that mode, on the same seed, by the GPU grading beside it, so they are left out here, not run twice.
+    bool run_in_cpu_graded_beside = false;
 };
 
 struct LabGrade {

@@ -127,7 +127,10 @@ int compare(Options& options, const std::vector<LabManifest>& labs) {
         print_lab(std::cout, gpu.score, options.color);
         // With --require, the GPU's grade is held to it too: one GPU grading serves both checks.
         requirement = combine(requirement, check_requirement(options.require, gpu.score, lab.solutions.at(options.solution)));
-        const LabGrade cpu = grade_lab(request_for(options, lab, "cpu", fs::path(options.out) / "cpu"), lab);
+        GradeRequest on_cpu = request_for(options, lab, "cpu", fs::path(options.out) / "cpu");
+        // The GPU grading ran the CPU-only tests in CPU execution mode already: the same mode, seed and build.
+        on_cpu.run_in_cpu_graded_beside = true;
+        const LabGrade cpu = grade_lab(on_cpu, lab);
         print_lab(std::cout, cpu.score, options.color);
         std::cout << "\n== " << lab.lab << ", " << options.solution << ": GPU and CPU execution verdicts (seed "
                   << options.seed << ")";

@@ -18,7 +18,8 @@ std::string pad(std::string text, std::size_t width) {
 
 }  // namespace
 
-int compare_modes(std::ostream& out, const LabScore& gpu, const LabScore& cpu, const std::set<std::string>& may_differ) {
+int compare_modes(std::ostream& out, const LabScore& gpu, const LabScore& cpu, const std::set<std::string>& may_differ,
+                  const std::set<std::string>& graded_once) {
     std::map<std::string, const IdScore*> cpu_by_id;
     for (const IdScore& s : cpu.ids) cpu_by_id[s.id] = &s;
     int verdict = kGraded;
@@ -27,7 +28,9 @@ int compare_modes(std::ostream& out, const LabScore& gpu, const LabScore& cpu, c
         const auto found = cpu_by_id.find(g.id);
         const std::string on_gpu = verdict_of(g), on_cpu = found == cpu_by_id.end() ? "missing" : verdict_of(*found->second);
         std::string note;
-        if (on_gpu != "not run" && on_cpu != "not run") {
+        if (graded_once.count(g.id) && on_gpu != "not run") {
+            note = "one grading: the GPU column's, run in CPU execution mode";
+        } else if (on_gpu != "not run" && on_cpu != "not run") {
             if (on_gpu == on_cpu) {
                 note = "same";
             } else if (may_differ.count(g.id)) {

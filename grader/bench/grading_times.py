@@ -152,8 +152,10 @@ def main():
               flush=True)
         # A reference short of full marks in any run is a grader problem (a flaky test, a threshold the machine
         # misses): name what it lost and in which run, so it can be chased rather than noticed in a total.
+        # Tests that did not run (speed in CPU execution mode, a missing compute-sanitizer) are told apart.
         for t in results[-1]["lost"]:
-            print(f"      run {t['run']} lost: {t['id']} {t['points']} ({t['verdict']}; {t['measured']}); "
+            what = "not run" if t["verdict"] in ("not run", "skipped") else f"lost ({t['verdict']})"
+            print(f"      run {t['run']} {what}: {t['id']} {t['points']}: {t['measured']}; "
                   f"logs of the last run in {out_root / lab}", flush=True)
         if status not in (0, 2):
             print(output[-3000:], file=sys.stderr)

@@ -6,6 +6,8 @@
 #include "sandbox.h"
 #include "text_file.h"
 
+#include "gpulab/program_on_path.h"
+
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>
@@ -14,7 +16,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <sstream>
 
 namespace gpulab::grade_class {
 
@@ -92,25 +93,19 @@ struct Toolchain {
 const Toolchain& toolchain() {
     static const Toolchain found = [] {
         Toolchain t;
-        const char* path = std::getenv("PATH");
-        std::stringstream dirs(path ? path : "");
         std::vector<std::string> seen;
         for (const char* tool : {"cmake", "ctest", "c++", "g++", "nvcc", "make", "gmake", "ninja"}) {
-            dirs.clear();
-            dirs.seekg(0);
-            for (std::string dir; std::getline(dirs, dir, ':');) {
-                const fs::path candidate = fs::path(dir) / tool;
-                if (dir.empty() || ::access(candidate.c_str(), X_OK) != 0) continue;
-                if (std::find(seen.begin(), seen.end(), dir) == seen.end()) {
-                    seen.push_back(dir);
-                    t.path_prefix += dir + ":";
-                }
-                // <prefix>/bin/<tool>: the whole prefix (cmake's modules live in <prefix>/share).
-                const fs::path prefix = fs::canonical(candidate).parent_path().parent_path();
-                if (std::find(t.installations.begin(), t.installations.end(), prefix.string()) == t.installations.end())
-                    t.installations.push_back(prefix.string());
-                break;
+            const std::string found = program_on_path(tool);
+            if (found.empty()) continue;
+            const std::string dir = fs::path(found).parent_path().string();
+            if (std::find(seen.begin(), seen.end(), dir) == seen.end()) {
+                seen.push_back(dir);
+                t.path_prefix += dir + ":";
             }
+            // <prefix>/bin/<tool>: the whole prefix (cmake's modules live in <prefix>/share).
+            const fs::path prefix = fs::canonical(found).parent_path().parent_path();
+            if (std::find(t.installations.begin(), t.installations.end(), prefix.string()) == t.installations.end())
+                t.installations.push_back(prefix.string());
         }
         return t;
     }();
@@ -124,7 +119,7 @@ SandboxSpec sandbox_spec(const GradingContext& c, const Workspace& ws, bool gpu,
         if (prefix != "/usr" && prefix != "/" && prefix != "/usr/local") spec.read_only_paths.push_back(prefix);
     spec.isolation = c.options.unsandboxed ? Isolation::Unsandboxed : Isolation::Bubblewrap;
     spec.instructor_tree = ws.tree();
-    spec.scratch = ws.scratch();
+    spec.scratch = ws.build();  // the one writable folder: the build and the run logs
     const fs::path out = fs::absolute(c.options.out);
     // slurm/: the shards and the other students' result files of a cluster batch (slurm_submit.cpp).
     spec.hidden_paths = {fs::absolute(c.options.submissions).string(), (out / "db").string(), (out / "students").string(),

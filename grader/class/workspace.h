@@ -34,7 +34,6 @@ public:
     // objects the checkout's build already compiled. It is also the only folder the student's code may write,
     // bound writable inside the read-only tree, and holds each grading's logs (run_dir).
     const std::string& build() const { return build_; }
-    const std::string& scratch() const { return build_; }
     std::string run_dir(const std::string& student, const std::string& lab) const;  // one grading's logs
 
     // Copies the instructor's tree (without build folders, .git and earlier workspaces) over what the workspace

@@ -363,9 +363,8 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
             if (!request.reports)
                 for (const std::string& id : ids_where(config, "points", 0))
                     if (!spec.left_out.count(id)) spec.left_out[id] = "not run: reports left out (--no-reports)";
-            if (request.run_in_cpu_graded_beside)
-                for (const std::string& id : graded_beside)
-                    if (!spec.left_out.count(id)) spec.left_out[id] = kGradedBeside;
+            for (const std::string& id : graded_beside)
+                if (!spec.left_out.count(id)) spec.left_out[id] = kGradedBeside;
             if (mode == request.mode) {
                 for (const std::string& id : cpu_only)
                     if (ready.count(id)) spec.left_out[id] = cpu_part ? kRunInCpuMode : "needs CPU execution mode, not built here";
@@ -419,7 +418,7 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
             if (entry.is_regular_file()) score.artifacts.push_back(entry.path().string());
         std::sort(score.artifacts.begin(), score.artifacts.end());
     }
-    return {score, session.device, session.seed};
+    return {score, session.device, session.seed, graded_beside};
 }
 
 }  // namespace gpulab::runner

@@ -46,6 +46,8 @@ struct LabGrade {
     LabScore score;
     nlohmann::json device = nlohmann::json::object();  // as the grader reported it; {} when nothing ran
     std::string seed;
+    // The tests left out because the GPU grading beside this one ran them (GradeRequest::run_in_cpu_graded_beside).
+    std::set<std::string> graded_beside;
 };
 
 LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest);

@@ -138,10 +138,7 @@ int compare(Options& options, const std::vector<LabManifest>& labs) {
         if (const std::string& expect = lab.solutions.at(options.solution).expect; !expect.empty())
             for (const std::string& id : gpulab::load_json_file(expect).value("may_fail", std::vector<std::string>{}))
                 may_differ.insert(id);
-        std::set<std::string> graded_once;
-        for (const auto& test : gpulab::load_json_file(lab.config).at("tests"))
-            if (test.value("run_in", "") == "cpu") graded_once.insert(test.at("id").get<std::string>());
-        verdict = combine(verdict, compare_modes(std::cout, gpu.score, cpu.score, may_differ, graded_once));
+        verdict = combine(verdict, compare_modes(std::cout, gpu.score, cpu.score, may_differ, cpu.graded_beside));
     }
     std::cout << (verdict == kGraded ? "\n  every test that ran in both modes got the same verdict\n"
                                      : "\n  CPU EXECUTION MODE DISAGREES WITH THE GPU on the tests marked DIFFERENT\n");

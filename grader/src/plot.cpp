@@ -1,4 +1,5 @@
 #include "gpulab/plot.h"
+#include "gpulab/program_on_path.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -124,23 +125,6 @@ Run run_captured(const std::vector<std::string>& args, int limit_s) {
     return run;
 }
 
-bool may_execute(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
-
-// The first `name` on the PATH, or "".
-std::string on_path(const std::string& name) {
-    const char* path = std::getenv("PATH");
-    if (!path) return "";
-    const std::string folders = path;
-    for (std::size_t start = 0; start <= folders.size();) {
-        std::size_t end = folders.find(':', start);
-        if (end == std::string::npos) end = folders.size();
-        const std::string folder = end > start ? folders.substr(start, end - start) : ".";
-        if (may_execute(folder + "/" + name)) return folder + "/" + name;
-        start = end + 1;
-    }
-    return "";
-}
-
 // The last line of the script's output that says something: its one-line reason.
 std::string last_line(const std::string& output) {
     const std::size_t end = output.find_last_not_of(" \n\r\t");
@@ -188,14 +172,14 @@ PlotOutcome draw_plot(const std::string& kind, const std::string& data_path, con
         std::vector<std::string> pythons;
         const char* chosen = std::getenv("GPULAB_PYTHON");
         if (chosen && *chosen) {
-            if (!may_execute(chosen)) {
+            if (::access(chosen, X_OK) != 0) {
                 outcome.skipped_because = std::string("GPULAB_PYTHON=") + chosen + " cannot be run (" + std::strerror(errno) + ")";
                 return outcome;
             }
             pythons.push_back(chosen);
         } else {
-            if (may_execute("/usr/bin/python3")) pythons.push_back("/usr/bin/python3");
-            const std::string found = on_path("python3");
+            if (is_program_file("/usr/bin/python3")) pythons.push_back("/usr/bin/python3");
+            const std::string found = program_on_path("python3");
             if (!found.empty() && found != "/usr/bin/python3") pythons.push_back(found);
         }
         if (pythons.empty()) {

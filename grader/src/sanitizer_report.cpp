@@ -1,5 +1,6 @@
 // Reading compute-sanitizer's reports, and finding the tool (gpulab/sanitizer_check.h). Apart from the test
 // itself (sanitizer_check.cpp), so the grader's own tests can check it without a grader's main().
+#include "gpulab/program_on_path.h"
 #include "gpulab/sanitizer_check.h"
 
 #include <unistd.h>
@@ -17,10 +18,6 @@ namespace gpulab {
 namespace {
 
 namespace fs = std::filesystem;
-
-// ---- Finding the tool --------------------------------------------------------------------------------
-
-bool is_program_file(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0 && !fs::is_directory(path); }
 
 // ---- Reading the tools' words --------------------------------------------------------------------------
 
@@ -109,10 +106,7 @@ std::string find_compute_sanitizer(std::string* looked) {
     } else {
         places.push_back("$GPULAB_COMPUTE_SANITIZER (not set)");
         if (const char* path = std::getenv("PATH"); path && *path) {
-            std::stringstream dirs(path);
-            std::string dir;
-            while (found.empty() && std::getline(dirs, dir, ':'))
-                if (!dir.empty() && is_program_file(dir + "/compute-sanitizer")) found = dir + "/compute-sanitizer";
+            found = program_on_path("compute-sanitizer");
             places.push_back("PATH");
         }
         if (const char* home = std::getenv("CUDA_HOME"); home && *home)

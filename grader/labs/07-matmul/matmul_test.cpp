@@ -70,8 +70,10 @@ void check_kernel(Kernel kernel, const Shape& s) {
     phase.emplace("check");
     const ProductReport r = check_product(kernel, s, first, second, expected, factor, rerun);
     phase.reset();
+    // A case failed with every value right wrote where it must not: the figure says so, not only the error.
     gpulab::record_figure(r.wrong ? std::to_string(r.wrong) + " of " + std::to_string(std::size_t(s.m) * s.n) + " wrong at " + s.name()
-                                  : "largest error " + fixed(r.worst, 2) + "x allowed",
+                          : r.ok  ? "largest error " + fixed(r.worst, 2) + "x allowed"
+                                  : "values right, but wrote outside C or into an input at " + s.name(),
                           "|error| <= " + fixed(factor, 0) + " u sqrt(K) sum|A B| per element");
     if (r.ok) return;
     std::string message = r.message;

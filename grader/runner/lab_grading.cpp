@@ -1,5 +1,6 @@
 #include "lab_grading.h"
 
+#include "built_in_paths.h"
 #include "call_policy.h"
 #include "child_process.h"
 #include "plot_queue.h"
@@ -97,7 +98,7 @@ std::vector<std::string> solution_sources(const Solution& solution, const Json& 
 // execution mode could not even compile it.
 std::string refused_includes(const Solution& solution, const Json& config) {
     if (!call_check_applies(solution)) return "";
-    const CallCheck check = check_solution_includes(solution_sources(solution, config), GPULAB_CALL_POLICY_PATH);
+    const CallCheck check = check_solution_includes(solution_sources(solution, config), call_policy_path());
     if (!check.error.empty()) throw UsageError(check.describe());
     return check.passed() ? "" : check.describe();
 }
@@ -106,7 +107,7 @@ std::string refused_includes(const Solution& solution, const Json& config) {
 std::string refused_calls(const Solution& solution, const Build& build, const Json& config) {
     if (!call_check_applies(solution)) return "";
     if (build.objects.empty()) throw UsageError("the build tree lists no object files for " + build.target + ": reconfigure it");
-    const CallCheck check = check_solution_calls(build.objects, solution_sources(solution, config), GPULAB_CALL_POLICY_PATH);
+    const CallCheck check = check_solution_calls(build.objects, solution_sources(solution, config), call_policy_path());
     if (!check.error.empty()) throw UsageError(check.describe());
     return check.passed() ? "" : check.describe();
 }
@@ -133,7 +134,7 @@ std::string refused_calls_after_failed_build(const Solution& solution, const Bui
         }
     }
     if (current.empty()) return "";
-    CallCheck check = check_solution_calls(current, sources, GPULAB_CALL_POLICY_PATH);
+    CallCheck check = check_solution_calls(current, sources, call_policy_path());
     if (!check.error.empty()) return "";  // the compiler's message stands
     std::erase_if(check.refused, [](const RefusedCall& r) { return !r.listed; });
     return check.passed() ? "" : check.describe();

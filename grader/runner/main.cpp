@@ -1,5 +1,6 @@
 // gpulab-grade: builds a solution, runs each lab's grader against it test by test, and prints the
 // grade. `make grade` calls it; so do the project's own tests, with --require or --compare-modes.
+#include "built_in_paths.h"
 #include "exit_status.h"
 #include "lab_grading.h"
 #include "lab_manifest.h"
@@ -19,17 +20,13 @@
 #include <random>
 #include <set>
 
-#ifndef GPULAB_DEFAULT_BUILD_DIR
-#define GPULAB_DEFAULT_BUILD_DIR "build"
-#endif
-
 namespace fs = std::filesystem;
 using namespace gpulab::runner;
 
 namespace {
 
 struct Options {
-    std::string build_dir = GPULAB_DEFAULT_BUILD_DIR;
+    std::string build_dir = default_build_dir();
     std::string solution = "starter";
     std::vector<std::string> labs;
     std::string out;

@@ -10,10 +10,13 @@ so several labs share the GPUs in one batch. Each visible GPU grades one submiss
 --no-timing, several: nothing is timed).
 
 Usage: class_gpu_test.py <gpulab-grade-class> <source tree> <build folder> <scratch folder> [--students a,b,...]
-                         [gpulab-grade-class options]
+                         [--only-lab <lab>] [--no-kill] [gpulab-grade-class options]
 --students: only these students of the class. With gpulab-grade-class's --no-timing (the class graded beside other
 work on the GPU), the students whose verdict rests on a speed test are left out, and the reference's results must
 say their speed tests were not run; without it, they must have run.
+--only-lab: the students hand in this lab alone (their other labs' files are removed, so the intake stores those as
+empty); the workspaces are still prepared for every lab of the class, so a run after the whole class finds them ready.
+--no-kill: one run to the end, for a check that proves something else than the resume (the timed verdicts).
 Exit 77 (skipped) without a GPU or where the sandbox cannot run.
 """
 import json
@@ -81,6 +84,16 @@ def leave_out(folder, expected, gone):
     return {key: value for key, value in expected.items() if key[0] not in gone}
 
 
+def only_lab(folder, expected, lab):
+    """The class with every student's other labs taken out of their folders (an archive cannot be trimmed)."""
+    for student in {s for s, _ in expected}:
+        if not os.path.isdir(os.path.join(folder, student)):
+            raise SystemExit(f"--only-lab: {student}'s submission is an archive; give --students that hand in folders")
+        for other in {l for s, l in expected if s == student and l != lab}:
+            shutil.rmtree(os.path.join(folder, student, "starter", other), ignore_errors=True)
+    return {key: value for key, value in expected.items() if key[1] == lab}
+
+
 def timing_left_out(result_json):
     """Whether a stored result says its speed tests were not run because of --no-timing."""
     return "--no-timing" in result_json
@@ -98,6 +111,13 @@ def main():
         at = passed_on.index("--students")
         students = set(passed_on[at + 1].split(","))
         del passed_on[at:at + 2]
+    lab_alone = None
+    if "--only-lab" in passed_on:
+        at = passed_on.index("--only-lab")
+        lab_alone = passed_on[at + 1]
+        del passed_on[at:at + 2]
+    kill = "--no-kill" not in passed_on
+    passed_on = [arg for arg in passed_on if arg != "--no-kill"]
     untimed = "--no-timing" in passed_on
     if "--workspaces" in passed_on:  # where the sandbox's user can reach it (class_corpus_test.shared_workspaces)
         at = passed_on.index("--workspaces") + 1
@@ -115,6 +135,8 @@ def main():
     everyone = {student for student, _ in expected}
     gone = (everyone - students if students is not None else set()) | (CAUGHT_BY_SPEED if untimed else set())
     expected = leave_out(submissions, expected, gone)
+    if lab_alone is not None:
+        expected = only_lab(submissions, expected, lab_alone)
     command = [program, "--submissions", submissions, "--out", out, "--tree", tree, "--labs", ",".join(labs),
                "--mode", "gpu", "--seed", "12345"] + passed_on
     print(f"{len(os.listdir(submissions))} submissions, {len(expected)} submission-labs over {labs}")
@@ -125,7 +147,7 @@ def main():
     # Rows the intake stores at once (a lab a student did not hand in is "empty") do not count: the kill must
     # come while submission-labs are being built and graded.
     graded = lambda: [k for k, r in results(out).items() if r[6] != "intake"]
-    kill_after = len(expected) // 3
+    kill_after = len(expected) // 3 if kill else len(expected) + 1
     while first.poll() is None and len(graded()) < kill_after:
         time.sleep(0.5)
     if first.poll() is None:
@@ -137,8 +159,11 @@ def main():
         return 77
     before = results(out)
     killed_at = time.time() - started
-    print(f"killed the batch with SIGKILL after {killed_at:.0f} s, {len(before)} result(s) stored, "
-          f"{len(graded())} of them built and graded")
+    if kill:
+        print(f"killed the batch with SIGKILL after {killed_at:.0f} s, {len(before)} result(s) stored, "
+              f"{len(graded())} of them built and graded")
+    else:  # the run again, which must find everything graded
+        print(f"the batch ended (exit {first.returncode}) after {killed_at:.0f} s, {len(before)} result(s) stored")
 
     second = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     total = time.time() - started
@@ -147,6 +172,8 @@ def main():
     print(second.stdout[-2500:])
     after = results(out)
     problems = [] if second.returncode == 0 else [f"the resumed batch exited {second.returncode}"]
+    if not kill and first.returncode != 0:
+        problems.append(f"the batch exited {first.returncode} (first-run.log)")
     for key, row in before.items():
         if after.get(key, ())[-1:] != row[-1:]:
             problems.append(f"{key} was graded again after the resume")
@@ -187,7 +214,8 @@ def main():
             print(f"  mean over graded {lab}: build {sum(r[3] for r in rows) / len(rows):.1f} s, "
                   f"grading {sum(r[4] for r in rows) / len(rows):.1f} s ({len(rows)} graded)")
     used = sorted({r[6].split(":")[-1] for r in after.values() if ":gpu" in r[6]})
-    print(f"whole class: {total:.0f} s wall ({len(after)} submission-labs, killed once at {killed_at:.0f} s); "
+    print(f"whole class: {total:.0f} s wall ({len(after)} submission-labs, "
+          f"{'killed once' if kill else 'run again'} at {killed_at:.0f} s); "
           f"GPU: {sorted({r[5] for r in after.values()} - {''})}; graded on {used}")
     return corpus.report(out, problems)
 

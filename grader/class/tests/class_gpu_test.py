@@ -146,9 +146,11 @@ def main():
     # Rows the intake stores at once (a lab a student did not hand in is "empty") do not count: the kill must
     # come while submission-labs are being built and graded.
     graded = lambda: [k for k, r in results(out).items() if r[6] != "intake"]
-    kill_after = len(expected) // 3 if kill else len(expected) + 1
-    while first.poll() is None and len(graded()) < kill_after:
-        time.sleep(0.5)
+    if kill:
+        while first.poll() is None and len(graded()) < len(expected) // 3:
+            time.sleep(0.5)
+    else:
+        first.wait()
     if first.poll() is None:
         first.send_signal(signal.SIGKILL)
         first.wait()

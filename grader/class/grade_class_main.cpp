@@ -29,9 +29,7 @@ std::vector<std::string> split(const std::string& text, char separator) {
 }
 
 // The commit of the instructor's tree, as the grader version every result records.
-std::string tree_commit(const std::string& tree) {
-    // "-dirty" where the tree has changes not committed: a grade is reproducible only from a commit.
-    const std::string command = "git -C '" + tree + "' describe --always --dirty --abbrev=40 2>/dev/null";
+std::string command_output(const std::string& command) {
     std::string out;
     if (FILE* pipe = ::popen(command.c_str(), "r")) {
         char buffer[128];
@@ -39,7 +37,21 @@ std::string tree_commit(const std::string& tree) {
         ::pclose(pipe);
     }
     while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-    return out.empty() ? "unknown (not a git checkout)" : out;
+    return out;
+}
+
+std::string tree_commit(const std::string& tree) {
+    // "-dirty" where the tree has changes not committed: a grade is reproducible only from a commit. The changes'
+    // own hash follows it, so that a grader edited and not committed yet is never taken for the one before the
+    // edit: a worker's copy of the tree made before it is made again, and its results are graded again.
+    const std::string quoted = "'" + tree + "'";
+    const std::string out = command_output("git -C " + quoted + " describe --always --dirty --abbrev=40 2>/dev/null");
+    if (out.empty()) return "unknown (not a git checkout)";
+    if (!out.ends_with("-dirty")) return out;
+    const std::string changes = command_output("{ git -C " + quoted + " diff HEAD --binary; git -C " + quoted +
+                                               " ls-files -o --exclude-standard -z | (cd " + quoted +
+                                               " && xargs -0 -r sha256sum --); } 2>/dev/null | sha256sum");
+    return changes.empty() ? out : out + "-" + changes.substr(0, 12);
 }
 
 }  // namespace

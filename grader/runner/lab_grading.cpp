@@ -349,6 +349,7 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
             spec.plot_queue = plots.folder();
             spec.listed = &listed[mode];
             spec.max_hangs = request.max_hangs;
+            spec.credit_per_case_ids = ids_where(config, "credit", "proportional");
             spec.part_label = wave > 0 ? "wave" + std::to_string(wave) + "-" : "";
             for (const std::string& id : waiting)
                 if (!ready.count(id) && !plan.not_counted.count(id)) spec.left_out[id] = kLaterWave;

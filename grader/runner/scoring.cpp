@@ -122,12 +122,19 @@ LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
             const bool proportional = test.value("credit", std::string("all_or_nothing")) == "proportional";
             s.points = s.failed > 0 && !proportional ? 0.0 : s.max_points * s.passed / s.total;
             if (s.failed > 1) {
-                std::string cases;
+                std::string cases, why_not_run;
+                int not_run = 0;
                 for (const TestOutcome* outcome : found->second)
-                    if (outcome->result != "passed" && outcome->result != "skipped")
+                    if (outcome->result != "passed" && outcome->result != "skipped") {
                         cases += (cases.empty() ? "" : ", ") + instance_name(outcome->name);
+                        // Decided with another case (a time limit or a lost context: test_session.cpp), not run.
+                        if (!outcome->messages.empty() && outcome->messages.front().starts_with("not run: ")) {
+                            if (not_run++ == 0) why_not_run = outcome->messages.front().substr(9);
+                        }
+                    }
                 s.details.push_back(std::to_string(s.failed) + " of " + std::to_string(s.total) + " cases of " + s.id +
-                                    " failed: " + cases);
+                                    " failed: " + cases +
+                                    (not_run ? ". " + std::to_string(not_run) + " of them did not run: " + why_not_run : ""));
             }
             if (s.failed > 0 && s.passed > 0)
                 s.details.push_back(proportional ? s.id + " gives credit per case that passes."

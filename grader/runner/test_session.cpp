@@ -68,6 +68,22 @@ std::vector<std::string> parse_test_list(const std::string& text) {
     return names;
 }
 
+// The cases of `decided_case`'s test still to run are decided with it: `result`, and `message` saying why they did
+// not run.
+void skip_other_cases(std::set<std::string>& remaining, std::map<std::string, TestOutcome>& outcomes,
+                      const std::string& decided_case, const std::string& message, const std::string& result) {
+    const std::string id = test_id_of(decided_case);
+    for (auto it = remaining.begin(); it != remaining.end();) {
+        if (*it != decided_case && test_id_of(*it) == id) {
+            TestOutcome skipped{*it, id, result, {message}};
+            outcomes[*it] = skipped;
+            it = remaining.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
 std::string read_file(const fs::path& path) {
     std::ifstream in(path);
     std::stringstream text;
@@ -153,6 +169,7 @@ SessionResult run_session(const SessionSpec& spec) {
                                       "--gtest_filter=" + filter, "--gtest_output=xml:" + junit};
 
         std::string running;  // the test that started and has not ended
+        std::string lost_context, lost_context_error;  // the test after which the process gave up its CUDA context
         bool timed_out = false;
         unsigned limit_s = 0;
         auto last_progress = Clock::now();
@@ -180,6 +197,9 @@ SessionResult run_session(const SessionSpec& spec) {
                 } else if (kind == "timeout") {
                     timed_out = true;
                     limit_s = event.value("limit_s", 0u);
+                } else if (kind == "context_lost") {
+                    lost_context = event.value("test", "");
+                    lost_context_error = event.value("error", "");
                 }
             }
             progress_copy.flush();
@@ -209,6 +229,12 @@ SessionResult run_session(const SessionSpec& spec) {
             return result;
         }
 
+        if (!lost_context.empty() && !spec.credit_per_case_ids.count(test_id_of(lost_context)))
+            skip_other_cases(remaining, outcomes, lost_context,
+                             "not run: " + lost_context + ", a case of the same test, left the CUDA context unusable (" +
+                                 lost_context_error + "); the other cases would most likely do the same, each in a "
+                                 "fresh process, and the test scores nothing once one case fails",
+                             "failed");
         if (!running.empty()) {
             TestOutcome outcome;
             outcome.name = running;
@@ -224,17 +250,8 @@ SessionResult run_session(const SessionSpec& spec) {
                     "others never reach) or a host loop that runs far too many steps does this.");
                 // The other instances of this test would most likely hang the same way: one time limit
                 // per test, not one per instance, so an endless loop cannot hold grading up for long.
-                for (auto it = remaining.begin(); it != remaining.end();) {
-                    if (*it != running && test_id_of(*it) == outcome.id) {
-                        TestOutcome skipped{*it, outcome.id, "timeout", {}};
-                        skipped.messages.push_back("not run: " + running +
-                                                   ", an instance of the same test, hit the time limit");
-                        outcomes[*it] = skipped;
-                        it = remaining.erase(it);
-                    } else {
-                        ++it;
-                    }
-                }
+                skip_other_cases(remaining, outcomes, running,
+                                 "not run: " + running + ", an instance of the same test, hit the time limit", "timeout");
             } else {
                 outcome.result = "crashed";
                 outcome.messages.push_back("The test process died (" + status.describe() +

@@ -55,6 +55,10 @@ struct SessionSpec {
     unsigned watchdog_s = 600;     // kill a process that reports nothing for this long
     unsigned test_timeout_s = 0;   // GPULAB_TEST_TIMEOUT_S; 0: the lab config's
     std::set<std::string> test_timeout_ids;  // the test ids test_timeout_s is for (GPULAB_TEST_TIMEOUT_IDS); empty: all
+    // Test ids whose cases earn credit one by one (lab.json "credit": "proportional"). A case of any other test that
+    // leaves the CUDA context unusable decides that test (it scores nothing once a case fails), and its other cases
+    // are not run: each would most likely break the context again, and each costs a fresh process.
+    std::set<std::string> credit_per_case_ids;
     // After this many tests hit their time limit, the tests not yet run are not run: a kernel that never
     // ends hangs nearly every test, each for the full limit (minutes per submission in a class batch).
     // 0: no cap.

@@ -53,6 +53,26 @@ TEST(Scoring, OneFailingCaseCostsAnAllOrNothingTestItsPoints) {
     EXPECT_TRUE(said);
 }
 
+// Cases decided with another one (it broke the CUDA context, or hit the time limit: test_session.cpp) are
+// counted as the test's failures, and the student reads that they did not run and why.
+TEST(Scoring, CasesDecidedWithAnotherAreSaidNotToHaveRun) {
+    SessionResult session;
+    TestOutcome broke = outcome("Sizes/Step.MatchesOracle/a", "failed"), b = outcome("Sizes/Step.MatchesOracle/b", "failed"),
+                c = outcome("Sizes/Step.MatchesOracle/c", "failed");
+    broke.messages = {"an illegal address"};
+    b.messages = c.messages = {"not run: Sizes/Step.MatchesOracle/a, a case of the same test, left the CUDA context unusable"};
+    session.tests = {broke, b, c, outcome("Host.Works", "passed")};
+    const LabScore lab = score_lab(config(), session);
+    const IdScore& step = find(lab, "Step.MatchesOracle");
+    EXPECT_DOUBLE_EQ(step.points, 0);
+    EXPECT_EQ(step.verdict, "3/3 failed");
+    bool said = false;
+    for (const std::string& d : step.details)
+        said = said || d.find("failed: a, b, c. 2 of them did not run: Sizes/Step.MatchesOracle/a, a case of the same "
+                              "test, left the CUDA context unusable") != std::string::npos;
+    EXPECT_TRUE(said) << step.details.back();
+}
+
 TEST(Scoring, ProportionalTestsGiveEachPassingCaseItsShare) {
     SessionResult session;
     session.tests = {outcome("Kernels/Stability.PerKernel/naive", "passed"),

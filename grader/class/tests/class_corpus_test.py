@@ -14,6 +14,7 @@ lab 01's graders on two cores, once instead of twice). Exit 77 (skipped) where t
 import csv
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -159,6 +160,17 @@ def finished_at(out):
     return {key: row[0] for key, row in stored(out, "finished_at").items()}
 
 
+def lost_context_decides_the_test(out):
+    """mallory's write a gigabyte past the output breaks the CUDA context in the first case of each test that launches
+    it; the test's other cases are decided with that one, not each run in a process of its own (Step.MatchesOracle
+    has 29 cases)."""
+    broke = open(os.path.join(out, "students", "mallory", "results.json")).read()
+    if not re.search(r"\d+ of them did not run: Sizes/Step\.MatchesOracle/\S+, a case of the same test, left the CUDA "
+                     r"context unusable", broke):
+        return ["mallory: Step.MatchesOracle's cases after the one that lost the CUDA context were not decided with it"]
+    return []
+
+
 def report(out, problems):
     """Prints the gradebook and every problem found; the test's exit status."""
     print("gradebook:\n" + open(os.path.join(out, "gradebook.csv")).read())
@@ -247,6 +259,7 @@ def main():
     hung = open(os.path.join(out, "students", "erin", "results.json")).read()
     if hung.count(f"within its time limit ({TEST_TIME_LIMIT_S} s)") != 2:
         problems.append(f"erin: not two tests stopped at --test-time-limit's {TEST_TIME_LIMIT_S} s in results.json")
+    problems += lost_context_decides_the_test(out)
     # The compiler's message names the file as the student knows it, not the worker's copy of the tree (whose path
     # says nothing to a student and differs with the worker that built the submission).
     compiled = open(os.path.join(out, "students", "dave", "results.json")).read()

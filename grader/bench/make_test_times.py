@@ -103,8 +103,10 @@ class CheckCpu:
             children.setdefault(ppid, []).append(pid)
         for root in (pid for c in ctests for pid in children.get(c, [])):
             if root not in self.root_names:
-                command = read_command(root)
-                self.root_names[root] = self.names.get(command) if command else None
+                command = read_command(root) or ()
+                # A script run through its #! line shows its interpreter first: "/bin/bash script args".
+                self.root_names[root] = next((self.names[command[skip:]] for skip in range(3)
+                                              if command[skip:] in self.names), None)
             name = self.root_names[root]
             if not name:
                 continue

@@ -207,6 +207,7 @@ def summarize(lines, samples, top, check_cpu=None):
         summary["checks_s"] = end - ctest_at
     alone = [c for c in checks if ran_alone(c, checks)]
     beside = [c for c in checks if not ran_alone(c, checks)]
+    beside_names = {c["name"] for c in beside}
     if beside and ctest_at is not None:
         summary["side_by_side_end_s"] = max(c["end"] for c in beside) - ctest_at
     summary["alone_count"] = len(alone)
@@ -226,7 +227,7 @@ def summarize(lines, samples, top, check_cpu=None):
         summary["cpu"] = {
             "checks_measured": len(measured),
             "cpu_seconds": round(sum(c["cpu_s"] for c in measured), 1),
-            "beside_cpu_seconds": round(sum(c["cpu_s"] for c in measured if c in beside), 1),
+            "beside_cpu_seconds": round(sum(c["cpu_s"] for c in measured if c["name"] in beside_names), 1),
             "most": [{"name": c["name"], "cpu_s": round(c["cpu_s"], 1), "seconds": c["seconds"]}
                      for c in sorted(measured, key=lambda c: -c["cpu_s"])[:top]]}
         for kind, v in summary["per_kind"].items():

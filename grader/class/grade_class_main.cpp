@@ -28,7 +28,7 @@ std::vector<std::string> split(const std::string& text, char separator) {
     return parts;
 }
 
-// The commit of the instructor's tree, as the grader version every result records.
+// What a shell command printed, without its last line break.
 std::string command_output(const std::string& command) {
     std::string out;
     if (FILE* pipe = ::popen(command.c_str(), "r")) {
@@ -40,6 +40,7 @@ std::string command_output(const std::string& command) {
     return out;
 }
 
+// The commit of the instructor's tree, as the grader version every result records.
 std::string tree_commit(const std::string& tree) {
     // "-dirty" where the tree has changes not committed: a grade is reproducible only from a commit. The changes'
     // own hash follows it, so that a grader edited and not committed yet is never taken for the one before the

@@ -257,6 +257,7 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
                          (request.mode == "gpu" ? " (no CUDA compiler was found)" : " (Boost.Context was not found)"));
     // Tests marked "run_in": "cpu" measure what only CPU execution mode can (for instance how often a
     // kernel reads its input): on a GPU they still run there, so both modes give one verdict.
+    const std::set<std::string> credit_per_case = ids_where(config, "credit", "proportional");
     const std::set<std::string> cpu_only = request.mode == "gpu" ? ids_where(config, "run_in", "cpu") : std::set<std::string>{};
     const std::set<std::string> graded_beside =
         request.mode == "cpu" && request.run_in_cpu_graded_beside ? ids_where(config, "run_in", "cpu") : std::set<std::string>{};
@@ -349,7 +350,7 @@ LabGrade grade_lab(const GradeRequest& request, const LabManifest& manifest) {
             spec.plot_queue = plots.folder();
             spec.listed = &listed[mode];
             spec.max_hangs = request.max_hangs;
-            spec.credit_per_case_ids = ids_where(config, "credit", "proportional");
+            spec.credit_per_case_ids = credit_per_case;
             spec.part_label = wave > 0 ? "wave" + std::to_string(wave) + "-" : "";
             for (const std::string& id : waiting)
                 if (!ready.count(id) && !plan.not_counted.count(id)) spec.left_out[id] = kLaterWave;

@@ -127,10 +127,9 @@ LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
                 for (const TestOutcome* outcome : found->second)
                     if (outcome->result != "passed" && outcome->result != "skipped") {
                         cases += (cases.empty() ? "" : ", ") + instance_name(outcome->name);
-                        // Decided with another case (a time limit or a lost context: test_session.cpp), not run.
-                        if (!outcome->messages.empty() && outcome->messages.front().starts_with("not run: ")) {
-                            if (not_run++ == 0) why_not_run = outcome->messages.front().substr(9);
-                        }
+                        // Decided without running (a time limit or a lost context: test_session.cpp).
+                        const std::string why = outcome->properties.value("decided_with", std::string());
+                        if (!why.empty() && not_run++ == 0) why_not_run = why;
                     }
                 s.details.push_back(std::to_string(s.failed) + " of " + std::to_string(s.total) + " cases of " + s.id +
                                     " failed: " + cases +

@@ -68,15 +68,21 @@ std::vector<std::string> parse_test_list(const std::string& text) {
     return names;
 }
 
-// The cases of `decided_case`'s test still to run are decided with it: `result`, and `message` saying why they did
-// not run.
+// An outcome decided without running: `result`, the student's message "not run: <why>", and <why> as the property
+// "decided_with" (scoring.cpp says how many of a test's failed cases did not run, and why).
+TestOutcome decided_without_running(const std::string& name, const std::string& result, const std::string& why) {
+    TestOutcome outcome{name, test_id_of(name), result, {"not run: " + why}};
+    outcome.properties["decided_with"] = why;
+    return outcome;
+}
+
+// The cases of `decided_case`'s test still to run are decided with it, as `result`, for the reason `why`.
 void skip_other_cases(std::set<std::string>& remaining, std::map<std::string, TestOutcome>& outcomes,
-                      const std::string& decided_case, const std::string& message, const std::string& result) {
+                      const std::string& decided_case, const std::string& why, const std::string& result) {
     const std::string id = test_id_of(decided_case);
     for (auto it = remaining.begin(); it != remaining.end();) {
         if (*it != decided_case && test_id_of(*it) == id) {
-            TestOutcome skipped{*it, id, result, {message}};
-            outcomes[*it] = skipped;
+            outcomes[*it] = decided_without_running(*it, result, why);
             it = remaining.erase(it);
         } else {
             ++it;
@@ -231,7 +237,7 @@ SessionResult run_session(const SessionSpec& spec) {
 
         if (!lost_context.empty() && !spec.credit_per_case_ids.count(test_id_of(lost_context)))
             skip_other_cases(remaining, outcomes, lost_context,
-                             "not run: " + lost_context + ", a case of the same test, left the CUDA context unusable (" +
+                             lost_context + ", a case of the same test, left the CUDA context unusable (" +
                                  lost_context_error + "); the other cases would most likely do the same, each in a "
                                  "fresh process, and the test scores nothing once one case fails",
                              "failed");
@@ -251,7 +257,7 @@ SessionResult run_session(const SessionSpec& spec) {
                 // The other instances of this test would most likely hang the same way: one time limit
                 // per test, not one per instance, so an endless loop cannot hold grading up for long.
                 skip_other_cases(remaining, outcomes, running,
-                                 "not run: " + running + ", an instance of the same test, hit the time limit", "timeout");
+                                 running + ", a case of the same test, hit the time limit", "timeout");
             } else {
                 outcome.result = "crashed";
                 outcome.messages.push_back("The test process died (" + status.describe() +
@@ -261,13 +267,11 @@ SessionResult run_session(const SessionSpec& spec) {
             outcomes[running] = outcome;
             remaining.erase(running);
             if (spec.max_hangs && hangs >= spec.max_hangs) {
-                for (const std::string& name : remaining) {
-                    TestOutcome stopped{name, test_id_of(name), "timeout", {}};
-                    stopped.messages.push_back("not run: " + std::to_string(hangs) +
-                                               " tests of this lab already hit their time limit (a kernel or loop "
-                                               "that never ends); fix that first");
-                    outcomes[name] = stopped;
-                }
+                for (const std::string& name : remaining)
+                    outcomes[name] = decided_without_running(name, "timeout",
+                                                             std::to_string(hangs) + " tests of this lab already hit "
+                                                             "their time limit (a kernel or loop that never ends); fix "
+                                                             "that first");
                 remaining.clear();
             }
         } else if (!remaining.empty() && (remaining.size() == left_before || !(status.exited && status.code == 3))) {

@@ -121,20 +121,23 @@ LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
             // separate pieces of work, such as the same check of two different kernels).
             const bool proportional = test.value("credit", std::string("all_or_nothing")) == "proportional";
             s.points = s.failed > 0 && !proportional ? 0.0 : s.max_points * s.passed / s.total;
-            if (s.failed > 1) {
-                std::string cases, why_not_run;
-                int not_run = 0;
-                for (const TestOutcome* outcome : found->second)
-                    if (outcome->result != "passed" && outcome->result != "skipped") {
-                        cases += (cases.empty() ? "" : ", ") + instance_name(outcome->name);
-                        // Decided without running (a time limit or a lost context: test_session.cpp).
-                        const std::string why = outcome->properties.value("decided_with", std::string());
-                        if (!why.empty() && not_run++ == 0) why_not_run = why;
-                    }
-                s.details.push_back(std::to_string(s.failed) + " of " + std::to_string(s.total) + " cases of " + s.id +
-                                    " failed: " + cases +
-                                    (not_run ? ". " + std::to_string(not_run) + " of them did not run: " + why_not_run : ""));
+            // Cases decided without running (a time limit or a lost context: test_session.cpp) count as failed, but
+            // are named apart: a case of another kernel that never ran must not read as one that failed.
+            std::string cases, why_not_run;
+            int not_run = 0;
+            for (const TestOutcome* outcome : found->second) {
+                if (outcome->result == "passed" || outcome->result == "skipped") continue;
+                const std::string why = outcome->properties.value("decided_with", std::string());
+                if (why.empty())
+                    cases += (cases.empty() ? "" : ", ") + instance_name(outcome->name);
+                else if (not_run++ == 0)
+                    why_not_run = why;
             }
+            const int ran_and_failed = s.failed - not_run;
+            if (s.failed > 1)
+                s.details.push_back(std::to_string(ran_and_failed) + " of " + std::to_string(s.total) + " cases of " + s.id +
+                                    " failed: " + cases +
+                                    (not_run ? ". " + std::to_string(not_run) + " more did not run: " + why_not_run : ""));
             if (s.failed > 0 && s.passed > 0)
                 s.details.push_back(proportional ? s.id + " gives credit per case that passes."
                                                  : s.id + " is all or nothing: it scores once every case passes.");
@@ -142,7 +145,8 @@ LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
             else if (todo) s.verdict = "not written yet";
             else if (shown->result == "timeout") s.verdict = "timed out";
             else if (shown->result == "crashed") s.verdict = "crashed";
-            else s.verdict = std::to_string(s.failed) + "/" + std::to_string(s.total) + " failed";
+            else s.verdict = std::to_string(ran_and_failed) + "/" + std::to_string(s.total) + " failed" +
+                             (not_run ? ", " + std::to_string(not_run) + " not run" : "");
         }
         // Performance counts only for correct code. A test that skipped itself because what it requires
         // failed (a technique check that waits for a correct kernel) is not counted either: its points are

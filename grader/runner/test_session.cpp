@@ -238,8 +238,8 @@ SessionResult run_session(const SessionSpec& spec) {
         if (!lost_context.empty() && !spec.credit_per_case_ids.count(test_id_of(lost_context)))
             skip_other_cases(remaining, outcomes, lost_context,
                              lost_context + ", a case of the same test, left the CUDA context unusable (" +
-                                 lost_context_error + "); the other cases would most likely do the same, each in a "
-                                 "fresh process, and the test scores nothing once one case fails",
+                                 lost_context_error + "), and the test scores nothing once a case fails, so its "
+                                 "other cases were not run (each would need a fresh process): fix that case first",
                              "failed");
         if (!running.empty()) {
             TestOutcome outcome;

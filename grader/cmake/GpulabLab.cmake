@@ -11,9 +11,10 @@
 #   grader/labs/<lab>/cheats/*.json the red-team corpus: an edit of the starter or the reference that tries
 #                                  to fool the grader, and the verdict it must get instead
 #   labs/common/                   headers several labs' interfaces include (e.g. the 3D stencil's grid)
-#   grader/shared/<name>/          grader code several labs share, for a lab.json that says
-#                                  "grader_shared": "<name>" (one oracle and one set of checks for the
-#                                  three 3D stencil labs); its *.cpp become one library per mode
+#   grader/shared/<name>/          grader code several labs share, for a lab.json that names it in
+#                                  "grader_shared": ["<name>", ...] (one oracle and one set of checks for the
+#                                  three 3D stencil labs; the heat equation's checks for the rod, the square
+#                                  and the box); each folder's *.cpp become one library per mode
 #
 # It writes <build>/gpulab-labs/<lab>.json, which tells gpulab-grade where everything is, and
 # registers the lab's self-checks with ctest.
@@ -45,9 +46,9 @@ function(_gpulab_add_solution lab name source_dir sources expect shared)
     list(TRANSFORM sources PREPEND "${source_dir}/")
     set(includes ${PROJECT_SOURCE_DIR}/labs/${lab} ${PROJECT_SOURCE_DIR}/labs/common ${PROJECT_SOURCE_DIR}/grader/include
                  ${PROJECT_SOURCE_DIR}/grader/labs/${lab})
-    if(shared)
-        list(APPEND includes ${PROJECT_SOURCE_DIR}/grader/shared/${shared})
-    endif()
+    foreach(name ${shared})
+        list(APPEND includes ${PROJECT_SOURCE_DIR}/grader/shared/${name})
+    endforeach()
     set(export ${PROJECT_SOURCE_DIR}/grader/labs/${lab}/api_export.cpp)
     string(APPEND entry ", \"expect\": \"${expect}\"")
     # A planted bug may be a file that does not compile: it stays out of the default build, and the
@@ -158,17 +159,19 @@ function(_gpulab_add_expert lab config_text shared)
         list(APPEND sources ${PROJECT_SOURCE_DIR}/${dir}/${source})
     endforeach()
     set(export ${PROJECT_SOURCE_DIR}/grader/labs/${lab}/expert_export.cpp)
-    if(NOT EXISTS ${export} AND shared)
-        set(export ${PROJECT_SOURCE_DIR}/grader/shared/${shared}/expert_export.cpp)
-    endif()
+    foreach(name ${shared})
+        if(NOT EXISTS ${export} AND EXISTS ${PROJECT_SOURCE_DIR}/grader/shared/${name}/expert_export.cpp)
+            set(export ${PROJECT_SOURCE_DIR}/grader/shared/${name}/expert_export.cpp)
+        endif()
+    endforeach()
     set(target expert-${lab})
     add_library(${target} SHARED ${sources} ${export})
     target_link_libraries(${target} PRIVATE CUDA::cudart)
     target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/${dir} ${PROJECT_SOURCE_DIR}/labs/${lab}
         ${PROJECT_SOURCE_DIR}/labs/common ${PROJECT_SOURCE_DIR}/grader/include ${PROJECT_SOURCE_DIR}/grader/labs/${lab})
-    if(shared)
-        target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/grader/shared/${shared})
-    endif()
+    foreach(name ${shared})
+        target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/grader/shared/${name})
+    endforeach()
     target_compile_definitions(${target} PRIVATE GPULAB_EXPERT_OF="${lab}/expert")
     set_target_properties(${target} PROPERTIES
         CXX_VISIBILITY_PRESET hidden
@@ -192,21 +195,26 @@ function(_gpulab_add_grader lab mode harness shared config_text)
     set(target grade-${lab}-${mode})
     gpulab_add_grader_executable(${target} ${harness} ${PROJECT_SOURCE_DIR}/labs/${lab}/lab.json ${grader_sources})
     target_include_directories(${target} PRIVATE ${grader_dir} ${PROJECT_SOURCE_DIR}/labs/common)
-    if(shared)
-        # Grader code several labs share: built once per mode, linked by each of those labs' graders.
-        set(shared_target gpulab-shared-${shared}-${mode})
+    # Grader code several labs share: each folder built once per mode, linked by each of those labs' graders. A
+    # folder's code may include the headers of the folders listed with it (the 3D stencil's checks judge with the
+    # heat equation's).
+    set(shared_includes ${PROJECT_SOURCE_DIR}/labs/common)
+    foreach(name ${shared})
+        list(APPEND shared_includes ${PROJECT_SOURCE_DIR}/grader/shared/${name})
+    endforeach()
+    foreach(name ${shared})
+        set(shared_target gpulab-shared-${name}-${mode})
         if(NOT TARGET ${shared_target})
-            file(GLOB shared_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/grader/shared/${shared}/*.cpp)
+            file(GLOB shared_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/grader/shared/${name}/*.cpp)
             list(FILTER shared_sources EXCLUDE REGEX "expert_export\\.cpp$")
             # An object library: its tests register themselves, so none of its objects may be dropped.
             add_library(${shared_target} OBJECT ${shared_sources})
             gpulab_compile_as_one(${shared_target})
-            target_include_directories(${shared_target} PUBLIC ${PROJECT_SOURCE_DIR}/grader/shared/${shared}
-                                                               ${PROJECT_SOURCE_DIR}/labs/common)
+            target_include_directories(${shared_target} PUBLIC ${shared_includes})
             target_link_libraries(${shared_target} PUBLIC ${harness})
         endif()
         target_link_libraries(${target} PRIVATE ${shared_target})
-    endif()
+    endforeach()
     string(JSON link_count ERROR_VARIABLE no_links LENGTH "${config_text}" grader_links ${mode})
     if(NOT no_links AND link_count GREATER 0)
         math(EXPR last_link "${link_count} - 1")
@@ -316,9 +324,15 @@ function(gpulab_add_lab lab)
         list(APPEND sources ${source})
     endforeach()
 
-    string(JSON shared ERROR_VARIABLE no_shared GET "${config_text}" grader_shared)
-    if(no_shared)
-        set(shared "")
+    # lab.json "grader_shared": the folders of grader/shared/ this lab's grader uses, as a list.
+    set(shared "")
+    string(JSON shared_count ERROR_VARIABLE no_shared LENGTH "${config_text}" grader_shared)
+    if(NOT no_shared AND shared_count GREATER 0)
+        math(EXPR last_shared "${shared_count} - 1")
+        foreach(i RANGE ${last_shared})
+            string(JSON name GET "${config_text}" grader_shared ${i})
+            list(APPEND shared ${name})
+        endforeach()
     endif()
 
     set(_gpulab_solutions "")

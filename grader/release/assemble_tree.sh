@@ -24,9 +24,9 @@ chosen() {  # chosen <lab>: whether the release covers that lab
     return 1
 }
 
-# grader/shared/<name> goes along where a chosen lab's lab.json says "grader_shared": "<name>".
+# grader/shared/<name> goes along where a chosen lab's lab.json names it: "grader_shared": ["<name>", ...].
 shared=$(for lab in "${labs[@]}"; do
-    python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("grader_shared", ""))' "$repo/labs/$lab/lab.json"
+    python3 -c 'import json, sys; print("\n".join(json.load(open(sys.argv[1])).get("grader_shared", [])))' "$repo/labs/$lab/lab.json"
 done | sort -u)
 # The .ci scripts the Makefile runs (make deps: .ci/install-deps).
 ci_scripts=$(grep -o '\.ci/[A-Za-z0-9_.-]*' "$repo/Makefile" | sort -u || true)

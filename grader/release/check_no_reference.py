@@ -111,8 +111,8 @@ def ptx_entry_lines(repo: Path, files: list[str], cache: Path | None = None) -> 
         lab = path.split("/")[1]
         includes = [repo / "labs" / lab, repo / "labs" / "common", repo / "grader" / "include", repo / "grader" / "labs" / lab]
         config = repo / "labs" / lab / "lab.json"
-        if config.is_file() and "grader_shared" in (shared := json.loads(config.read_text())):
-            includes.append(repo / "grader" / "shared" / shared["grader_shared"])
+        if config.is_file():
+            includes += [repo / "grader" / "shared" / name for name in json.loads(config.read_text()).get("grader_shared", [])]
         command = [nvcc, "-ptx", "-std=c++17", "-arch=compute_75", *[f"-I{d}" for d in includes], str(repo / path)]
         kept = cache / (ptx_cache_key(nvcc_identity, command, repo / path, includes) + ".json") if cache is not None else None
         if kept is not None and kept.is_file():

@@ -203,6 +203,8 @@ def main():
             problems.append(f"{student} {lab}: {got}/{most}, expected less than full marks")
         if student not in book:
             problems.append(f"{student}: no row in the gradebook")
+    if ("mallory", corpus.LAB) in expected:
+        problems += corpus.lost_context_decides_the_test(out)
 
     print("\nper submission-lab (seconds): build, grading on the GPU")
     print(f"  {'student':9} {'lab':24} {'status':18} {'points':>9} {'build':>6} {'grade':>6}  gpu / worker")

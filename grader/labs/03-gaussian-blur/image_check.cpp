@@ -311,20 +311,28 @@ std::string likely_cause(const ImageUnderTest& im, const std::vector<std::size_t
         return "Some pixels were never written (they still hold the grader's 255): some threads return before "
                "storing, or the grid does not cover every pixel.";
     }
-    if (unwritten == 0) {
-        if (matches_variant(im, oracle::Border::clamp, oracle::Rounding::truncate))
-            return "Your values are S >> 4: rounded down. The rule is (S + 8) >> 4 (round half up); adding 8 "
-                   "before the shift is what makes it round.";
-        if (matches_variant(im, oracle::Border::clamp, oracle::Rounding::half_even))
-            return "Your values round ties (S % 16 == 8) to the even neighbour, as rintf, lrintf and "
-                   "__float2int_rn do. The rule rounds half up: (S + 8) >> 4 in integers.";
-        if (matches_variant(im, oracle::Border::zero, oracle::Rounding::half_up))
-            return "Outside the image your kernel reads 0 (zero padding), so the border gets darker. The rule "
-                   "is clamp-to-edge: a neighbour outside the image is the nearest pixel inside it.";
-        if (matches_variant(im, oracle::Border::mirror, oracle::Rounding::half_up))
-            return "Outside the image your kernel reflects (p(-1) = p(1)). The rule is clamp-to-edge: "
-                   "p(-1) = p(0), the edge pixel itself.";
-    }
+    // A whole image that another border rule or rounding gives exactly: the student's blur follows that rule.
+    struct Variant {
+        oracle::Border border;
+        oracle::Rounding rounding;
+        const char* diagnosis;
+    };
+    static const Variant kVariants[] = {
+        {oracle::Border::clamp, oracle::Rounding::truncate,
+         "Your values are S >> 4: rounded down. The rule is (S + 8) >> 4 (round half up); adding 8 before the shift "
+         "is what makes it round."},
+        {oracle::Border::clamp, oracle::Rounding::half_even,
+         "Your values round ties (S % 16 == 8) to the even neighbour, as rintf, lrintf and __float2int_rn do. The rule "
+         "rounds half up: (S + 8) >> 4 in integers."},
+        {oracle::Border::zero, oracle::Rounding::half_up,
+         "Outside the image your kernel reads 0 (zero padding), so the border gets darker. The rule is clamp-to-edge: "
+         "a neighbour outside the image is the nearest pixel inside it."},
+        {oracle::Border::mirror, oracle::Rounding::half_up,
+         "Outside the image your kernel reflects (p(-1) = p(1)). The rule is clamp-to-edge: p(-1) = p(0), the edge "
+         "pixel itself."}};
+    if (unwritten == 0)
+        for (const Variant& v : kVariants)
+            if (matches_variant(im, v.border, v.rounding)) return v.diagnosis;
     if (const std::string corners = halo_corner_diagnosis(im, wrong); !corners.empty()) return corners;
     if (std::all_of(px.begin(), px.end(), [&](const Pixel& p) { return on_border(im, p); }))
         if (const std::string halo = small_image_tile_diagnosis(im); !halo.empty()) return halo;

@@ -6,11 +6,11 @@
 #include "speed.h"
 #include "stencil_check.h"
 #include "technique_checks.h"
+#include "time_step_checks.h"
 
 #include "gpulab/compare.h"
 #include "gpulab/format.h"
 #include "gpulab/grader_test.h"
-#include "gpulab/time_step_checks.h"
 
 #include <cmath>
 #include <cstring>
@@ -57,16 +57,10 @@ TEST(Technique, ComputesFromSharedTile) { check_reads(Technique::tiled); }
 const HeatSolver& solver() { return student().solver; }
 const char* kernel_name(int kernel) { return kernel == 1 ? "tiled" : "naive"; }
 
+constexpr heat_grading::Dimension kBox{3};
+
 TEST(Stability, ChosenDtIsStable) {
-    const double min_r = section("stability").at("min_r");
-    const gpulab::ChosenDtCheck check = gpulab::check_chosen_dt(
-        section("stability").at("choose_dt_cases"), "h", 1.0 / 6.0, "1/6 (the 3D bound)", min_r,
-        [](double k, double h, double tmax) { return solver().choose_dt(k, h, tmax); }, [](double r) {
-            return r <= 0.25 + 1e-12 ? std::string(" (1/4 is the square's bound; a box has three directions to lose heat in.)")
-                                     : std::string();
-        });
-    gpulab::record_figure("largest r " + fixed(check.largest_r, 6), fixed(min_r, 2) + " <= r <= 1/6, whole steps");
-    GPULAB_EXPECT(check.problems.empty()) << check.problems;
+    heat_grading::check_chosen_dt(kBox, section("stability"), "h", solver().choose_dt);
 }
 
 TEST(Stability, RefusesUnstableDt) {
@@ -75,11 +69,10 @@ TEST(Stability, RefusesUnstableDt) {
     std::vector<float> f(g.cells(), 1.0f);
     f[g.at(5, 4, 4)] = 2.0f;
     for (int kernel : {0, 1})
-        gpulab::expect_refuses_unstable_dt(
-            f, section("stability").at("refused_ratios"), h * h / k,
-            std::string("integrate(..., ") + kernel_name(kernel) + ")", "1/6",
-            [&](double dt) { solver().integrate_f32(f.data(), g.nx, g.ny, g.nz, k, h, dt, 10, kernel); },
-            [](double r) { return r <= 0.25 ? std::string(" (Checking against the square's 1/4? In 3D the bound is 1/6.)") : ""; });
+        heat_grading::check_refuses_unstable_dt(
+            kBox, f, section("stability").at("refused_ratios"), h * h / k,
+            std::string("integrate(..., ") + kernel_name(kernel) + ")",
+            [&](double dt) { solver().integrate_f32(f.data(), g.nx, g.ny, g.nz, k, h, dt, 10, kernel); });
 }
 
 struct SolveParam {
@@ -122,7 +115,7 @@ void check_solve(const SolveParam& param) {
     std::vector<T> f = start;
     const int expected_steps = oracle::steps_to(k, h, tmax);
     const std::string uneven =
-        gpulab::uneven_step_count_hint(tmax, tmax / (h * h / (6 * k)), expected_steps, "h^2 / 6k");
+        heat_grading::uneven_step_count_hint(tmax, tmax / (h * h / (6 * k)), expected_steps, "h^2 / 6k");
     const std::string call = std::string("solve(") + precision_name(param.precision) + ", " + g.name() + ", k = " +
                              gpulab::num(k) + ", h = " + gpulab::num(h) + ", tmax = " + gpulab::num(tmax) + ", " +
                              kernel_name(param.kernel) + ")";

@@ -2,6 +2,8 @@
 
 #include "oracle.h"
 
+#include "heat_theory.h"
+
 #include "gpulab/compare.h"
 #include "gpulab/format.h"
 #include "gpulab/grader_test.h"
@@ -27,6 +29,8 @@ std::string kernel_precision_name(const testing::TestParamInfo<KernelPrecision>&
 }
 
 namespace {
+
+constexpr heat_grading::Dimension kBox{3};
 
 // A setting lab.json gives per precision: {"float": ..., "double": ...}.
 template <typename T>
@@ -95,6 +99,11 @@ double amplitude_in(const std::vector<T>& f, const std::vector<double>& mode) {
     return dot / norm;
 }
 
+// The sine mode (mx, my, mz) of the box's interior advances by pi m / (n - 1) a cell along each axis.
+std::vector<double> phases(const Grid3& g, int mx, int my, int mz) {
+    return {M_PI * mx / (g.nx - 1), M_PI * my / (g.ny - 1), M_PI * mz / (g.nz - 1)};
+}
+
 template <typename T>
 void maximum_principle(Technique t) {
     const gpulab::Json& spec = section("stability").at("long_run");
@@ -105,34 +114,23 @@ void maximum_principle(Technique t) {
     const std::vector<T> start = oracle::random_field<T>(rng, g);
     std::vector<T> end;
     if (!run_heat(t, start, g, r, steps, &end)) return;
-    const auto [lo0, hi0] = std::minmax_element(start.begin(), start.end());
-    double lo = INFINITY, hi = -INFINITY;
-    std::size_t outside = 0, nonfinite = 0;
-    const double allowed = for_precision<T>(section("stability").at("max_principle_slack"));
-    for (T v : end) {
-        if (!std::isfinite(double(v))) {
-            ++nonfinite;
-            continue;
-        }
-        lo = std::min(lo, double(v));
-        hi = std::max(hi, double(v));
-        outside += double(v) < *lo0 - allowed || double(v) > *hi0 + allowed;
-    }
+    const heat_grading::RangeCheck range =
+        heat_grading::range_check(start, end, for_precision<T>(section("stability").at("max_principle_slack")));
     const std::vector<double> expected = oracle::heat_steps(oracle::widen(start), g, r, steps);
     const double error = gpulab::relative_l2_error(oracle::widen<T>(end), expected);
     const double start_error = gpulab::relative_l2_error(oracle::widen<T>(start), expected);
     const double tol = for_precision<T>(section("stability").at("long_run_rel_l2"));
-    gpulab::record_figure("range [" + fixed(lo, 4) + ", " + fixed(hi, 4) + "], rel L2 vs oracle " + sci(error),
-                          "within [" + fixed(*lo0, 4) + ", " + fixed(*hi0, 4) + "], rel L2 <= " + sci(tol, 0));
-    if (outside + nonfinite > 0 || !(error <= tol))
+    gpulab::record_figure("range " + range.end_text() + ", rel L2 vs oracle " + sci(error),
+                          "within " + range.start_text() + ", rel L2 <= " + sci(tol, 0));
+    if (!range.bounded() || !(error <= tol))
         if (const std::string why = not_right_yet(t, start, g, r); !why.empty()) return void(ADD_FAILURE() << why);
-    GPULAB_EXPECT(outside == 0 && nonfinite == 0)
+    GPULAB_EXPECT(range.bounded())
         << "After " << steps << " heat steps at r = 1/6 with your " << technique_name(t) << " kernel ("
-        << precision_name(precision_of<T>()) << ", " << g.name() << "), " << outside + nonfinite
-        << " cell(s) left the starting range [" << num(*lo0) << ", " << num(*hi0) << "]"
-        << (nonfinite ? " (" + std::to_string(nonfinite) + " not even finite)" : std::string()) << "; the values span ["
-        << num(lo) << ", " << num(hi) << "]. With r <= 1/6 each new value is a weighted average of old ones (weights "
-        << "1 - 6r and six times r, none negative), so no value can leave that range.";
+        << precision_name(precision_of<T>()) << ", " << g.name() << "), " << range.outside + range.nonfinite
+        << " cell(s) left the starting range " << range.start_text(6)
+        << (range.nonfinite ? " (" + std::to_string(range.nonfinite) + " not even finite)" : std::string())
+        << "; the values span " << range.end_text(6) << ". With r <= 1/6 each new value is a weighted average of old "
+        << "ones " << kBox.weights_text() << ", so no value can leave that range.";
     GPULAB_EXPECT(error <= tol)
         << "After " << steps << " heat steps at r = 1/6 your " << technique_name(t) << " kernel's field differs from "
         << "the oracle's run of the same start by a relative L2 error of " << sci(error) << " (allowed " << sci(tol, 0)
@@ -153,30 +151,27 @@ void sine_decay(Technique t) {
     const std::vector<double> mode = oracle::sine_mode(g, mx, my, mz, 1.0);
     std::vector<T> end;
     if (!run_heat(t, oracle::to<T>(mode), g, r, steps, &end)) return;
-    const double factor = oracle::ftcs_factor(g, mx, my, mz, r);
-    const double expected = std::pow(factor, steps), measured = amplitude_in(end, mode);
+    const double factor = heat_grading::ftcs_factor(phases(g, mx, my, mz), r);
+    heat_grading::ModeDecay decay;
+    decay.kernel = std::string(technique_name(t)) + " (" + precision_name(precision_of<T>()) + ")";
+    decay.mode = "A sine mode (" + std::to_string(mx) + ", " + std::to_string(my) + ", " + std::to_string(mz) +
+                 ") with zero boundary on " + g.name();
+    decay.law = "the FTCS factor " + fixed(factor, 6) + " each step";
+    decay.after = "after " + std::to_string(steps) + " steps at r = " + fixed(r, 3);
+    decay.measured = amplitude_in(end, mode);
+    decay.predicted = std::pow(factor, steps);
+    decay.tol = for_precision<T>(spec.at("rel_tol"));
+    decay.neighbours = kBox.neighbours();
+    decay.not_right_yet = [&] { return not_right_yet(t, oracle::to<T>(mode), g, r); };
     const double pi2 = M_PI * M_PI;
     const double continuous = std::exp(-r * pi2 *
                                        (double(mx * mx) / ((g.nx - 1) * (g.nx - 1)) + double(my * my) / ((g.ny - 1) * (g.ny - 1)) +
                                         double(mz * mz) / ((g.nz - 1) * (g.nz - 1))));
-    const double rel = std::fabs(measured / expected - 1.0);
-    const double tol = for_precision<T>(spec.at("rel_tol"));
-    gpulab::record_figure("decay x" + sci(measured, 4) + " (FTCS x" + sci(expected, 4) + ")",
-                          "within " + sci(tol, 0) + " of FTCS");
-    if (!(std::isfinite(measured) && rel <= tol))
-        if (const std::string why = not_right_yet(t, oracle::to<T>(mode), g, r); !why.empty())
-            return void(ADD_FAILURE() << why);
     std::cout << "[stencil3d] sine mode (" << mx << ", " << my << ", " << mz << ") on " << g.name() << ", r = " << fixed(r, 3)
-              << ", " << steps << " steps: amplitude x" << sci(measured, 6) << "; FTCS predicts " << fixed(factor, 6)
-              << " a step = x" << sci(expected, 6) << "; the continuous equation " << fixed(continuous, 6)
+              << ", " << steps << " steps: amplitude x" << sci(decay.measured, 6) << "; FTCS predicts " << fixed(factor, 6)
+              << " a step = x" << sci(decay.predicted, 6) << "; the continuous equation " << fixed(continuous, 6)
               << " a step = x" << sci(std::pow(continuous, steps), 6) << "\n";
-    GPULAB_EXPECT(std::isfinite(measured) && rel <= tol)
-        << "A sine mode (" << mx << ", " << my << ", " << mz << ") with zero boundary should decay by the FTCS factor "
-        << fixed(factor, 6) << " each step: x" << sci(expected, 4) << " after " << steps << " steps at r = " << fixed(r, 3)
-        << ". With your " << technique_name(t) << " kernel (" << precision_name(precision_of<T>())
-        << ") it went x" << sci(measured, 4) << " (off by " << sci(rel) << ", allowed " << sci(tol, 0) << "). "
-        << (measured > expected ? "It decays too slowly: are all six neighbours weighted by r, the centre by 1 - 6r?"
-                                : "It decays too fast: does each step read the previous step's whole field?");
+    heat_grading::check_mode_decay(decay);
 }
 
 template <typename T>
@@ -188,23 +183,15 @@ void growth_above_bound(Technique t) {
     const std::vector<double> mode = oracle::sine_mode(g, g.nx - 2, g.ny - 2, g.nz - 2, 1e-3);
     std::vector<T> end;
     if (!run_heat(t, oracle::to<T>(mode), g, r, steps, &end)) return;
-    const double factor = oracle::ftcs_factor(g, g.nx - 2, g.ny - 2, g.nz - 2, r);
-    const double measured = std::fabs(amplitude_in(end, mode));
-    const double expected_log = steps * std::log(std::fabs(factor)), measured_log = std::log(measured);
-    const double rel = std::fabs(measured_log / expected_log - 1.0);
-    const double tol = spec.at("log_growth_rel_tol");
-    gpulab::record_figure("grew x" + sci(measured, 3) + " (FTCS x" + sci(std::exp(expected_log), 3) + ")",
-                          "log growth within " + fixed(100 * tol, 0) + "%");
-    if (!(std::isfinite(measured) && measured > 1 && rel <= tol))
-        if (const std::string why = not_right_yet(t, oracle::to<T>(mode), g, r); !why.empty())
-            return void(ADD_FAILURE() << why);
-    GPULAB_EXPECT(std::isfinite(measured) && measured > 1 && rel <= tol)
-        << "Just above the stability bound (r = " << fixed(r, 3) << " > 1/6) the highest mode (a checkerboard) must grow by |"
-        << fixed(factor, 5) << "| each step: x" << sci(std::exp(expected_log), 3) << " after " << steps
-        << " steps. With your " << technique_name(t) << " kernel (" << precision_name(precision_of<T>())
-        << ") it went x" << sci(measured, 3)
-        << ". FTCS is unstable there by theory; a kernel that damps this mode is not computing the stencil it was "
-           "given (check the weights), one that grows it faster reads wrong neighbours.";
+    heat_grading::Growth growth;
+    growth.dim = kBox;
+    growth.kernel = std::string(technique_name(t)) + " (" + precision_name(precision_of<T>()) + ")";
+    growth.mode = "the highest mode of " + g.name() + " (a checkerboard)";
+    growth.r = r, growth.steps = steps, growth.tol = spec.at("log_growth_rel_tol");
+    growth.factor = heat_grading::ftcs_factor(phases(g, g.nx - 2, g.ny - 2, g.nz - 2), r);
+    growth.grown = amplitude_in(end, mode);
+    growth.not_right_yet = [&] { return not_right_yet(t, oracle::to<T>(mode), g, r); };
+    heat_grading::check_growth_above_bound(growth);
 }
 
 template <typename T>

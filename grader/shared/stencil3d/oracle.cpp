@@ -97,14 +97,6 @@ std::vector<double> sine_mode(const Grid3& g, int mx, int my, int mz, double amp
     return f;
 }
 
-double ftcs_factor(const Grid3& g, int mx, int my, int mz, double r) {
-    using std::numbers::pi;
-    const auto s2 = [](double a) { return std::sin(a) * std::sin(a); };
-    return 1.0 - 4.0 * r *
-                     (s2(pi * mx / (2.0 * (g.nx - 1))) + s2(pi * my / (2.0 * (g.ny - 1))) +
-                      s2(pi * mz / (2.0 * (g.nz - 1))));
-}
-
 template double at(const std::vector<float>&, const Grid3&, const Coeffs<double>&, int, int, int, double*);
 template double at(const std::vector<double>&, const Grid3&, const Coeffs<double>&, int, int, int, double*);
 template std::vector<double> sweep(const std::vector<float>&, const Grid3&, const Coeffs<double>&);

@@ -47,9 +47,8 @@ std::vector<T> random_field(gpulab::Rng& rng, const Grid3& g);
 int steps_to(double k, double h, double tmax);
 
 // A discrete sine mode with zero boundary: sin(pi mx x/(nx-1)) sin(pi my y/(ny-1)) sin(pi mz z/(nz-1)).
-// FTCS multiplies it by exactly ftcs_factor(...) each step.
+// FTCS multiplies it by exactly heat_grading::ftcs_factor (grader/shared/heat) each step.
 std::vector<double> sine_mode(const Grid3& g, int mx, int my, int mz, double amplitude);
-double ftcs_factor(const Grid3& g, int mx, int my, int mz, double r);
 
 template <typename T>
 std::vector<T> to(const std::vector<double>& f) {

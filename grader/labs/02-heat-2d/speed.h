@@ -1,0 +1,11 @@
+// Lab 02's timed tests: each step kernel against the reference's of the same technique in one run
+// (Speed.NaiveThroughput, Speed.TiledThroughput, with the tiled/naive ratios beside), and both on the roofline
+// beside the reference's and the expert's (Report.Roofline).
+#pragma once
+
+namespace heat_2d_grading {
+
+void check_step_speed(int kernel);
+void report_roofline();
+
+}  // namespace heat_2d_grading

@@ -1,0 +1,13 @@
+// Does the tiled kernel use a shared-memory tile? Its launch must give it one (Technique.SharedMemoryTile, on a
+// GPU: and none to the naive kernel), and it must compute from it: its reads of `in` per interior cell, counted
+// exactly in CPU execution mode, near one plus its share of the halo (Technique.ComputesFromSharedTile,
+// grader/shared/grid2d/tile_reads.h). Speed cannot show this: on recent GPUs the caches make the naive kernel at
+// least as fast.
+#pragma once
+
+namespace heat_2d_grading {
+
+void check_shared_memory_tile(int kernel);
+void check_computes_from_shared_tile();
+
+}  // namespace heat_2d_grading

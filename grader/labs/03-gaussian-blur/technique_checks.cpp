@@ -1,0 +1,92 @@
+#include "technique_checks.h"
+
+#include "blur_grading.h"
+#include "oracle.h"
+
+#include "tile_reads.h"
+
+#include "gpulab/cuda_check.h"
+#include "gpulab/grader_test.h"
+#include "gpulab/launch_recorder.h"
+#include "gpulab/random_size.h"
+#include "gpulab/read_counter.h"
+
+#include <algorithm>
+
+namespace gaussian_blur_grading {
+
+using gpulab::GuardedDeviceArray;
+
+void check_tiled_uses_shared_tile() {
+    const Json& spec = section("technique");
+    const int w = spec.at("width"), h = spec.at("height");
+    auto engine = engine_for_current_test();
+    std::string figure;
+    for (int c : spec.at("channels")) {
+        const Bytes in = random_bytes(engine, std::size_t(w) * h * c);
+        GuardedDeviceArray<std::uint8_t> d_in(in.size()), d_out(in.size());
+        d_in.upload(in);
+        gpulab::LaunchRecorder recorder;
+        student().launch_blur_tiled(d_in.data(), d_out.data(), w, h, c);
+        gpulab::check_student_launch(call_text(Kernel::tiled, w, h, c));
+        const auto& launches = recorder.launches();
+        GPULAB_ASSERT(!launches.empty()) << call_text(Kernel::tiled, w, h, c) << " launched no kernel.";
+        // The launch that covers the image: the one with the most blocks.
+        const gpulab::RecordedLaunch& main = *grid2d_grading::main_launch(launches);
+        for (const auto& l : launches) testing::Test::RecordProperty("student_launch_c" + std::to_string(c), l.describe());
+        // One block computes one output tile: the image divided by the grid.
+        const int tile_w = int((w + main.grid.x - 1) / main.grid.x), tile_h = int((h + main.grid.y - 1) / main.grid.y);
+        const std::size_t needed = std::size_t(tile_w + 2) * (tile_h + 2) * c;
+        const std::size_t shared = main.shared_bytes();
+        figure = std::to_string(shared) + " B shared for a " + std::to_string(tile_w) + "x" + std::to_string(tile_h) +
+                 " tile, " + std::to_string(c) + " ch";
+        const std::string where = call_text(Kernel::tiled, w, h, c) + " launched " + main.describe() + ": ";
+        GPULAB_EXPECT(shared > 0) << where << "the kernel uses no shared memory at all. The tiled kernel must copy "
+                                  << "its tile plus halo into a __shared__ array and compute from there.";
+        GPULAB_EXPECT(shared == 0 || shared >= needed)
+            << where << "one block computes a " << tile_w << "x" << tile_h << " tile of the output (the image "
+            << "divided by your grid), so its input is (" << tile_w << "+2)x(" << tile_h << "+2) pixels of " << c
+            << " channels = " << needed << " bytes, but the kernel has only " << shared << " bytes of shared memory "
+            << "(static + dynamic). Does the tile hold the halo and every channel? (One block per tile: a grid-stride "
+            << "loop makes the grader's tile estimate too big.)";
+    }
+    gpulab::record_figure(figure, ">= (tile+2)^2 x channels bytes");
+}
+
+// A kernel that computes from its tile reads each input byte once plus its share of the halo (about 1.3 times
+// with 16 x 16 blocks); the naive kernel 9 times.
+void check_computes_from_shared_tile() {
+    const Json& spec = gpulab::config_at(section("technique"), "reads");
+    auto engine = engine_for_current_test();
+    std::vector<ImageSize> sizes = sizes_times_channels(spec, "sizes");
+    const std::vector<int> drawn = gpulab::random_size_for_run(spec.at("random"));  // and one nobody can predict
+    sizes.push_back({drawn[0], drawn[1], drawn[2]});
+    std::vector<std::function<grid2d_grading::CountedRun()>> runs;
+    for (const ImageSize& s : sizes)
+        runs.push_back([s, &engine] {
+            const Bytes in = random_bytes(engine, std::size_t(s.w) * s.h * s.c);
+            GuardedDeviceArray<std::uint8_t> d_in(in.size()), d_out(in.size());
+            d_in.upload(in);
+            grid2d_grading::CountedRun run;
+            run.call = call_text(Kernel::tiled, s.w, s.h, s.c);
+            run.size = size_name(s);
+            run.nx = s.w, run.ny = s.h;
+            run.outputs = double(in.size());
+            gpulab::LaunchRecorder recorder;  // CPU execution mode: the launch's grid, for the advice
+            run.count = gpulab::count_device_reads(d_in.data(), in.size(), [&] {
+                student().launch_blur_tiled(d_in.data(), d_out.data(), s.w, s.h, s.c);
+                gpulab::check_student_launch(run.call);
+            });
+            run.launches = recorder.launches();
+            run.right = run.count.available && d_out.download() == oracle::blur(in, s.w, s.h, s.c);
+            return run;
+        });
+    const grid2d_grading::TiledStencil stencil{
+        .output = "output byte", .element = "pixel", .input = "the input", .naive = "the naive kernel", .naive_reads = 9,
+        .neighbourhood = "all 9 values of the 3x3 neighbourhood", .halo = grid2d_grading::Halo::edges_and_corners,
+        .launch = "launch_blur_tiled", .kernel = "the tiled kernel", .correctness_test = "Tiled.MatchesOracle",
+        .suggested_tiles = {{8, 8}, {16, 16}}};
+    grid2d_grading::check_reads_per_output(stencil, spec.at("max_reads_per_byte"), runs);
+}
+
+}  // namespace gaussian_blur_grading

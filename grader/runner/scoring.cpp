@@ -195,17 +195,15 @@ LabScore all_points_lost(const nlohmann::json& config, const std::string& verdic
 
 }  // namespace
 
-LabScore score_voided(const nlohmann::json& config, const std::string& voided, const std::string& reason) {
-    LabScore lab = all_points_lost(config, voided);
-    lab.voided = voided;
-    lab.void_reason = reason;
-    return lab;
-}
-
-LabScore score_uncompiled(const nlohmann::json& config, const std::string& errors) {
-    LabScore lab = all_points_lost(config, "not compiled");
-    lab.compiled = false;
-    lab.build_errors = errors;
+LabScore score_not_admitted(const nlohmann::json& config, const AdmissionVerdict& verdict) {
+    LabScore lab = all_points_lost(config, admission_word(verdict.admission));
+    if (verdict.admission == Admission::not_compiled) {
+        lab.compiled = false;
+        lab.build_errors = verdict.reason;
+    } else {
+        lab.voided = admission_word(verdict.admission);
+        lab.void_reason = verdict.reason;
+    }
     return lab;
 }
 

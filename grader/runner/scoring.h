@@ -2,6 +2,7 @@
 // instances, skipped tests are "not run", and a test whose prerequisites failed scores nothing.
 #pragma once
 
+#include "admission.h"
 #include "test_session.h"
 
 #include <nlohmann/json.hpp>
@@ -39,9 +40,8 @@ struct LabScore {
 };
 
 LabScore score_lab(const nlohmann::json& config, const SessionResult& session);
-// A lab whose solution did not compile: every point lost, with the compiler's words.
-LabScore score_uncompiled(const nlohmann::json& config, const std::string& errors);
-// A lab whose results cannot stand (see LabScore::voided): every point lost, with the reason.
-LabScore score_voided(const nlohmann::json& config, const std::string& voided, const std::string& reason);
+// A lab whose solution admission did not admit (admission.h): every point lost, each test's verdict the
+// admission's word, and the reason (the compiler's words where it did not compile; else LabScore::void_reason).
+LabScore score_not_admitted(const nlohmann::json& config, const AdmissionVerdict& verdict);
 
 }  // namespace gpulab::runner

@@ -3,16 +3,13 @@
 // header-only one by the code an object defines, and both by the #include lines of the sources. The objects
 // are compiled from call_samples/ by the host compiler; nothing is linked or run.
 #include "call_policy.h"
+#include "call_samples/call_samples.h"
 
 #include "gpulab/lab_config.h"
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace {
 
@@ -21,29 +18,11 @@ using namespace gpulab::runner;
 
 const std::string kPolicy = GPULAB_CALL_POLICY;
 
-// The sample object compiled from call_samples/<name>.cpp.
-std::string sample_object(const std::string& name) {
-    std::istringstream all(CALL_SAMPLE_OBJECTS);
-    for (std::string object; std::getline(all, object, '|');)
-        if (fs::path(object).filename().string().rfind(name + ".cpp", 0) == 0) return object;
-    throw std::runtime_error("no sample object for " + name);
-}
+using call_samples::sample_object;
 
-// A folder of source files for one test, removed afterwards.
-class SourceFolder {
-public:
-    SourceFolder() : dir_(fs::temp_directory_path() / ("gpulab-includes-" + std::to_string(::getpid()))) {
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    ~SourceFolder() { fs::remove_all(dir_); }
-    std::string write(const std::string& name, const std::string& text) const {
-        std::ofstream(dir_ / name) << text;
-        return (dir_ / name).string();
-    }
-
-private:
-    fs::path dir_;
+// The include tests' sources.
+struct SourceFolder : call_samples::SourceFolder {
+    SourceFolder() : call_samples::SourceFolder("includes") {}
 };
 
 TEST(CallPolicy, RefusesALinkedLibraryByItsCall) {

@@ -1,0 +1,216 @@
+#include "test_waves.h"
+
+#include "lab_builds.h"
+#include "plot_queue.h"
+#include "untimed_outcomes.h"
+#include "wave_plan.h"
+
+#include <future>
+#include <iostream>
+#include <optional>
+
+namespace gpulab::runner {
+namespace {
+
+namespace fs = std::filesystem;
+
+// What the GPU part reports for a test the CPU part runs; its outcome is replaced by the CPU part's.
+const char* const kRunInCpuMode = "run in CPU execution mode";
+// What --compare-modes' CPU grading reports for those tests: the GPU grading's CPU part ran them, in this mode.
+const char* const kGradedBeside = "not run: graded in CPU execution mode by the GPU grading (--compare-modes)";
+
+// What a part of the run reports for a test a later (or earlier) wave runs: dropped once the waves are done.
+const char* const kLaterWave = "run in another wave";
+// The reason a test is not run because a test it requires did not pass; scoring counts it as "not counted".
+const char* const kNotCountedPrefix = "not counted: ";
+
+// Each test id's required ids (lab.json "requires").
+std::map<std::string, std::vector<std::string>> required_tests(const Json& config) {
+    std::map<std::string, std::vector<std::string>> found;
+    for (const Json& test : config.at("tests"))
+        if (test.contains("requires")) found[test.at("id")] = test.at("requires").get<std::vector<std::string>>();
+    return found;
+}
+
+// A required test lets its dependants run unless one of its instances failed, crashed or timed out, or it was
+// not counted itself (a test that was skipped or not run here, a GPU-only check in CPU execution mode, blocks
+// nothing).
+bool passed_or_not_run(const SessionResult& session, const std::string& id) {
+    for (const TestOutcome& t : session.tests) {
+        if (t.id != id) continue;
+        if (t.result == "failed" || t.result == "crashed" || t.result == "timeout") return false;
+        // Held back itself because what it requires failed: what requires it waits in vain too.
+        if (t.properties.value("not_run_because", "").rfind(kNotCountedPrefix, 0) == 0) return false;
+    }
+    return true;
+}
+
+void drop_placeholders(SessionResult& session) {
+    std::erase_if(session.tests, [](const TestOutcome& t) {
+        return t.properties.value("not_run_because", "") == kLaterWave;
+    });
+}
+
+// Merges the outcomes of the part of the lab a session covered into `into`.
+void merge_part(SessionResult part, SessionResult& into) {
+    if (!part.error.empty()) throw UsageError(part.error);
+    if (!part.tampering.empty() && into.tampering.empty()) into.tampering = part.tampering;
+    if (into.device.empty() || into.device.is_null()) into.device = part.device, into.seed = part.seed;
+    into.processes += part.processes;
+    into.tests.insert(into.tests.end(), part.tests.begin(), part.tests.end());
+}
+
+// Runs one wave's parts (the GPU's, CPU execution mode's) and merges them in the order given. Parts of an
+// untimed wave run side by side: CPU execution mode's read counts beside the GPU's sanitizer and technique
+// checks. A wave with a timed test runs its parts one after the other, so nothing shares the machine with a
+// clock.
+void run_parts(const std::vector<SessionSpec>& parts, bool side_by_side, SessionResult& into) {
+    if (!side_by_side || parts.size() < 2) {
+        for (const SessionSpec& spec : parts) {
+            merge_part(run_session(spec), into);
+            if (!into.tampering.empty()) return;
+        }
+        return;
+    }
+    std::vector<std::future<SessionResult>> running;
+    for (std::size_t i = 1; i < parts.size(); ++i)
+        running.push_back(std::async(std::launch::async, [&parts, i] { return run_session(parts[i]); }));
+    std::vector<SessionResult> done;
+    done.push_back(run_session(parts.front()));
+    for (auto& part : running) done.push_back(part.get());
+    for (SessionResult& part : done) merge_part(std::move(part), into);
+}
+
+// A picture the plot worker could not draw is named here: its test said only where it would be.
+void report_pictures_not_drawn(const std::string& lab, const std::vector<QueuedPicture>& pictures) {
+    std::map<std::string, std::vector<std::string>> not_drawn;  // by reason
+    for (const QueuedPicture& p : pictures)
+        if (!p.drawn) not_drawn[p.skipped_because].push_back(p.picture);
+    for (const auto& [reason, names] : not_drawn) {
+        const bool one = names.size() == 1;
+        std::cout << "[gpulab] " << lab << ": " << (one ? "picture " + names[0] : std::to_string(names.size()) + " pictures")
+                  << " not drawn: " << reason << (one ? "" : " (the data they are drawn from is in the artifacts folder)") << "\n";
+    }
+}
+
+// One grading's run of the tests: what is decided, what waits, and what every wave's parts share.
+class TestRun {
+public:
+    explicit TestRun(const GradingPlan& plan) : plan_(plan), seed_(plan.request.seed) {
+        // Built (where asked) once, not in every wave.
+        for (const std::string& mode : plan.modes) companions_[mode] = companions_for(plan, mode);
+    }
+
+    // The untimed tests were graded before (make test: in parallel with other checks); they stand as decided, and
+    // the timed tests require them as if they had run in this process, on the same seed.
+    void import_untimed(const std::string& from) {
+        const GradeRequest& request = plan_.request;
+        std::set<std::string> not_imported = plan_.timed_ids;
+        if (!request.reports) not_imported.insert(plan_.report_ids.begin(), plan_.report_ids.end());
+        session_ = load_untimed_outcomes(from, {plan_.manifest.lab, request.solution, request.mode},
+                                         plan_.solution.builds.at(request.mode).library, not_imported);
+        for (const TestOutcome& t : session_.tests) decided_.insert(t.id);
+        if (seed_.empty()) seed_ = session_.seed;
+        std::cout << "[gpulab] " << plan_.manifest.lab << ": " << decided_.size() << " untimed tests as graded in " << from
+                  << " (seed " << session_.seed << "); running the timed tests ..." << std::endl;
+    }
+
+    SessionResult run() {
+        plots_.emplace(plan_.work.string());
+        const std::map<std::string, std::vector<std::string>> requires_of = required_tests(plan_.config);
+        for (const Json& test : plan_.config.at("tests"))
+            if (!decided_.count(test.at("id"))) waiting_.insert(test.at("id").get<std::string>());
+        for (int wave = 0; !waiting_.empty() && session_.tampering.empty(); ++wave) {
+            const WavePlan next = plan_wave(waiting_, requires_of, plan_.timed_ids,
+                                            [&](const std::string& id) { return passed_or_not_run(session_, id); });
+            std::vector<SessionSpec> parts;
+            for (const std::string& mode : plan_.modes)
+                if (std::optional<SessionSpec> part = part_of_wave(mode, next, wave)) parts.push_back(std::move(*part));
+            run_parts(parts, !next.timed, session_);
+            // Placeholders of tests another wave runs are dropped; each test keeps its one real outcome.
+            drop_placeholders(session_);
+            for (const std::string& id : next.ready) decided_.insert(id), waiting_.erase(id);
+            for (const auto& [id, required] : next.not_counted) decided_.insert(id), waiting_.erase(id);
+        }
+        report_pictures_not_drawn(plan_.manifest.lab, plots_->finish());
+        // The CPU part's outcomes stand in for the placeholders the GPU part left for the same tests.
+        std::erase_if(session_.tests, [&](const TestOutcome& t) {
+            return plan_.cpu_part && plan_.cpu_only.count(t.id) && t.properties.value("not_run_because", "") == kRunInCpuMode;
+        });
+        return std::move(session_);
+    }
+
+private:
+    // The session that runs `mode`'s part of a wave; none where that mode has nothing to run in it.
+    std::optional<SessionSpec> part_of_wave(const std::string& mode, const WavePlan& wave_plan, int wave) {
+        const GradeRequest& request = plan_.request;
+        SessionSpec spec{plan_.manifest.graders.at(mode), plan_.manifest.config, plan_.solution.builds.at(mode).library,
+                         plan_.manifest.solutions.at("reference").builds.at(mode).library, companions_.at(mode),
+                         (mode == request.mode ? plan_.work : plan_.work / mode).string(), seed_, request.filter};
+        spec.test_timeout_s = plan_.solution.test_timeout_s;
+        spec.test_timeout_ids = plan_.solution.test_timeout_ids;
+        spec.cache_dir = (fs::path(request.build_dir) / "report-cache").string();
+        spec.plot_queue = plots_->folder();
+        spec.listed = &listed_[mode];
+        spec.max_hangs = request.max_hangs;
+        spec.credit_per_case_ids = plan_.credit_per_case;
+        spec.part_label = wave > 0 ? "wave" + std::to_string(wave) + "-" : "";
+        spec.left_out = left_out_of_wave(wave_plan);
+        if (mode == request.mode) {
+            for (const std::string& id : plan_.cpu_only)
+                if (wave_plan.ready.count(id))
+                    spec.left_out[id] = plan_.cpu_part ? kRunInCpuMode : "needs CPU execution mode, not built here";
+        } else {
+            for (const std::string& id : plan_.cpu_only)
+                if (wave_plan.ready.count(id)) spec.only_ids.insert(id);
+            if (spec.only_ids.empty()) return std::nullopt;
+        }
+        // A mode's first part starts its folder afresh (an earlier grading's logs and progress would count
+        // twice); its later parts add to it.
+        spec.continues = !modes_started_.insert(mode).second;
+        return spec;
+    }
+
+    // The tests a wave does not run, each with the reason it reports.
+    std::map<std::string, std::string> left_out_of_wave(const WavePlan& wave_plan) const {
+        const GradeRequest& request = plan_.request;
+        std::map<std::string, std::string> left_out;
+        for (const std::string& id : waiting_)
+            if (!wave_plan.ready.count(id) && !wave_plan.not_counted.count(id)) left_out[id] = kLaterWave;
+        for (const std::string& id : decided_) left_out[id] = kLaterWave;
+        for (const auto& [id, required] : wave_plan.not_counted)
+            left_out[id] = std::string(kNotCountedPrefix) + required + " did not pass";
+        for (const std::string& id : plan_.timed_ids) {
+            if (left_out.count(id)) continue;
+            if (!request.timing) left_out[id] = "not run: timing left out (--no-timing)";
+            else if (!request.time_only.empty() && !request.time_only.count(id))
+                left_out[id] = "not run: timing left out (--time-only)";
+        }
+        if (!request.reports)
+            for (const std::string& id : plan_.report_ids)
+                if (!left_out.count(id)) left_out[id] = "not run: reports left out (--no-reports)";
+        for (const std::string& id : plan_.graded_beside)
+            if (!left_out.count(id)) left_out[id] = kGradedBeside;
+        return left_out;
+    }
+
+    const GradingPlan& plan_;
+    std::map<std::string, std::map<std::string, std::string>> companions_;  // by mode
+    std::optional<PlotQueue> plots_;  // pictures are drawn beside the tests, by a worker of this process (plot_queue.h)
+    std::map<std::string, std::vector<std::string>> listed_;  // each grader binary's tests, listed once
+    SessionResult session_;
+    std::set<std::string> decided_, waiting_;
+    std::string seed_;
+    std::set<std::string> modes_started_;
+};
+
+}  // namespace
+
+SessionResult run_tests(const GradingPlan& plan) {
+    std::cout << "[gpulab] " << plan.manifest.lab << ": running the tests (each in its own process) ..." << std::endl;
+    TestRun run(plan);
+    if (!plan.request.untimed_from.empty()) run.import_untimed(plan.request.untimed_from);
+    return run.run();
+}
+
+}  // namespace gpulab::runner

@@ -425,6 +425,50 @@ std::vector<std::string> notes_of_every_lab(const std::vector<GradedLab>& labs) 
     return shared;
 }
 
+// One entry of what went wrong in a lab, as gpulab-grade ordered them (summary.json's lab "feedback"; the
+// runner's scoring.h, Feedback): "fix_first", "failure", "not_counted" or "why_not_counted".
+struct WhatWentWrong {
+    std::string kind, test;
+    std::vector<std::string> text;
+};
+
+std::vector<WhatWentWrong> what_went_wrong(const GradedLab& lab) {
+    std::vector<WhatWentWrong> entries;
+    if (lab.result.is_object() && lab.result.contains("feedback") && lab.result["feedback"].is_array()) {
+        for (const json& entry : lab.result["feedback"])
+            entries.push_back({string_of(entry, "kind"), string_of(entry, "test"), strings_of(entry, "text")});
+        return entries;
+    }
+    // A summary.json from before the lab's "feedback": each test's details, in the table's order.
+    for (const json& test : tests_of(lab))
+        if (std::vector<std::string> details = strings_of(test, "details"); !details.empty())
+            entries.push_back({"failure", string_of(test, "id"), std::move(details)});
+    return entries;
+}
+
+// The failures in the order to fix them (each under its test's name, its messages whole), then the tests not
+// counted until one passes, a line each, and why, once.
+void write_what_went_wrong(Document& doc, const GradedLab& lab, const std::vector<Picture>& pictures) {
+    const std::vector<WhatWentWrong> entries = what_went_wrong(lab);
+    if (entries.empty()) return;
+    doc.heading(3, "What went wrong");
+    std::vector<std::string> not_counted;
+    for (const WhatWentWrong& entry : entries) {
+        if (entry.kind == "not_counted") {
+            not_counted.insert(not_counted.end(), entry.text.begin(), entry.text.end());
+            continue;
+        }
+        if (!not_counted.empty()) doc.bullets(not_counted), not_counted.clear();
+        if (entry.kind == "why_not_counted") {
+            for (const std::string& text : entry.text) doc.paragraph(text);
+            continue;
+        }
+        doc.heading(4, entry.test);
+        for (const std::string& text : entry.text) doc.preformatted(clipped(with_copied_paths(text, pictures)));
+    }
+    if (!not_counted.empty()) doc.bullets(not_counted);
+}
+
 void write_lab(Document& doc, const GradedLab& lab, const std::vector<Picture>& pictures,
                const std::vector<std::string>& said_already) {
     const std::string title = string_of(lab.result, "title");
@@ -456,15 +500,7 @@ void write_lab(Document& doc, const GradedLab& lab, const std::vector<Picture>& 
         doc.table({"test", "points", "verdict", "measured", "threshold"}, rows, kinds);
     }
 
-    bool header = false;
-    for (const json& test : tests) {
-        const std::vector<std::string> details = strings_of(test, "details");
-        if (details.empty()) continue;
-        if (!header) doc.heading(3, "What went wrong");
-        header = true;
-        doc.heading(4, string_of(test, "id"));
-        for (const std::string& detail : details) doc.preformatted(clipped(with_copied_paths(detail, pictures)));
-    }
+    write_what_went_wrong(doc, lab, pictures);
     const std::vector<std::string> problems = strings_of(lab.result, "problems");
     if (!problems.empty()) {
         doc.heading(3, "Grader problems (tell your instructor)");
@@ -530,6 +566,7 @@ std::string gradescope_lab_reason(const GradedLab& lab) {
         doc.paragraph("What your submission brought:");
         doc.bullets(lab.notes);
     }
+    write_what_went_wrong(doc, lab, {});
     return trimmed(out.str());
 }
 

@@ -77,7 +77,8 @@ struct FeedbackFiles {
 
 // Writes <dir>/feedback.md and <dir>/feedback.html with the same content: per lab the status, the
 // compiler's message or the reason the lab was refused, the table (test, points, verdict, measured,
-// threshold), what went wrong, what the submission brought that was ignored, and the pictures the lab
+// threshold), what went wrong (in the order gpulab-grade gave: summary.json's lab "feedback", else each
+// test's "details" in the table's order), what the submission brought that was ignored, and the pictures the lab
 // produced (copied to <dir>/pictures/<lab>/ and referenced relatively). The HTML is one file with
 // inline CSS and no script, readable when printed; every text from the run is escaped.
 // Throws std::runtime_error naming the path when a file cannot be written.

@@ -44,6 +44,16 @@ std::string indent(const std::string& text, const std::string& prefix) {
     return out;
 }
 
+// The entries said in one line each, one after the other (the tests not counted, and why).
+bool is_one_line(Feedback::Kind kind) { return kind == Feedback::Kind::not_counted || kind == Feedback::Kind::why_not_counted; }
+
+nlohmann::json feedback_json(const std::vector<Feedback>& feedback) {
+    nlohmann::json entries = nlohmann::json::array();
+    for (const Feedback& f : feedback)
+        entries.push_back({{"kind", feedback_kind_word(f.kind)}, {"test", f.test}, {"waiting", f.waiting}, {"text", f.text}});
+    return entries;
+}
+
 }  // namespace
 
 void print_lab(std::ostream& out, const LabScore& lab, bool color) {
@@ -76,13 +86,13 @@ void print_lab(std::ostream& out, const LabScore& lab, bool color) {
         for (std::size_t i = 0; i < shown; ++i) out << "    " << lab.artifacts[i] << "\n";
         if (shown < lab.artifacts.size()) out << "    ... and " << lab.artifacts.size() - shown << " more in the same folder\n";
     }
-    bool header = false;
-    for (const IdScore& s : lab.ids) {
-        for (const std::string& d : s.details) {
-            if (!header) out << "\n  What went wrong:\n";
-            header = true;
-            out << indent(d, "    ") << "\n";
-        }
+    // In the order scoring gave (LabScore::feedback): a failure's details each apart, the lines about the tests
+    // not counted together.
+    if (!lab.feedback.empty()) out << "\n  What went wrong:\n";
+    for (std::size_t i = 0; i < lab.feedback.size(); ++i) {
+        const bool line = is_one_line(lab.feedback[i].kind);
+        for (const std::string& text : lab.feedback[i].text) out << indent(text, "    ") << (line ? "" : "\n");
+        if (line && (i + 1 == lab.feedback.size() || !is_one_line(lab.feedback[i + 1].kind))) out << "\n";
     }
     for (const std::string& p : lab.problems) out << "  grader problem (tell your instructor): " << p << "\n";
 }
@@ -128,7 +138,7 @@ nlohmann::json to_json(const GradeRun& run) {
         labs.push_back({{"lab", lab.lab}, {"title", lab.title}, {"points", lab.points}, {"max_points", lab.max_points},
                         {"points_not_run", lab.points_not_run}, {"compiled", lab.compiled},
                         {"voided", lab.voided}, {"void_reason", lab.void_reason},
-                        {"artifacts", lab.artifacts},
+                        {"artifacts", lab.artifacts}, {"feedback", feedback_json(lab.feedback)},
                         {"build_errors", lab.build_errors}, {"problems", lab.problems}, {"tests", tests}});
     }
     return {{"solution", run.solution}, {"mode", run.mode}, {"gpu", run.gpu}, {"device", run.device}, {"seed", run.seed}, {"labs", labs}};

@@ -42,6 +42,76 @@ std::string instance_name(const std::string& name) {
     return slash == std::string::npos ? name : name.substr(slash + 1);
 }
 
+// A test not counted because a test it requires did not pass: that test, and whether this one ran anyway.
+struct NotCounted {
+    std::string until;
+    bool ran = false;
+};
+
+std::string joined(const std::vector<std::string>& items, const std::string& comma = ", ") {
+    std::string out;
+    for (const std::string& item : items) out += (out.empty() ? "" : comma) + item;
+    return out;
+}
+
+// Why the tests not counted are not, said once after their lines.
+std::string why_not_counted(const std::vector<std::string>& not_run, std::size_t not_counted) {
+    const std::string why = "Speed and technique count only for code that is right first";
+    if (not_run.empty()) return why + ".";
+    if (not_run.size() == not_counted) return why + (not_counted == 1 ? ", so it was not run." : ", so they were not run.");
+    return why + " (" + joined(not_run, " and ") + (not_run.size() == 1 ? " was" : " were") + " not run).";
+}
+
+// LabScore::feedback from the tests' scores (in lab.json's order) and the tests not counted.
+std::vector<Feedback> ordered_feedback(const nlohmann::json& config, const std::vector<IdScore>& ids,
+                                       const std::map<std::string, NotCounted>& not_counted) {
+    // A test not counted is named under the failure at the root of what it waits on (a technique check held back
+    // by a wrong kernel holds back the speed test that requires it, for the same cause).
+    const auto root_cause = [&](std::string id) {
+        for (std::size_t hops = 0; not_counted.count(id) && hops <= not_counted.size(); ++hops) id = not_counted.at(id).until;
+        return id;
+    };
+    std::map<std::string, std::vector<std::string>> waiting_on, named_under;
+    std::vector<std::string> causes, not_run;
+    for (const nlohmann::json& test : config.at("tests")) {
+        const std::string id = test.at("id");
+        const auto found = not_counted.find(id);
+        if (found == not_counted.end()) continue;
+        const std::string cause = root_cause(id);
+        if (!named_under.count(cause)) causes.push_back(cause);
+        named_under[cause].push_back(id);
+        if (!found->second.ran) not_run.push_back(id);
+        // Each failed test it requires is one to fix first, the named cause among them.
+        std::vector<std::string> required = test.value("requires", std::vector<std::string>{});
+        required.push_back(cause);
+        for (const std::string& r : required) {
+            std::vector<std::string>& waiting = waiting_on[r];
+            if (std::find(waiting.begin(), waiting.end(), id) == waiting.end()) waiting.push_back(id);
+        }
+    }
+    // One line per cause, in lab.json's order of the causes.
+    const auto position = [&](const std::string& id) {
+        const auto at = std::find_if(ids.begin(), ids.end(), [&](const IdScore& s) { return s.id == id; });
+        return at - ids.begin();
+    };
+    std::stable_sort(causes.begin(), causes.end(), [&](const std::string& a, const std::string& b) { return position(a) < position(b); });
+    std::vector<Feedback> feedback;
+    for (const bool first : {true, false})
+        for (const IdScore& s : ids) {
+            if (s.details.empty() || not_counted.count(s.id)) continue;
+            const auto waiting = waiting_on.find(s.id);
+            if ((waiting != waiting_on.end()) != first) continue;
+            feedback.push_back({first ? Feedback::Kind::fix_first : Feedback::Kind::failure, s.id,
+                                first ? waiting->second : std::vector<std::string>{}, s.details});
+        }
+    for (const std::string& cause : causes)
+        feedback.push_back({Feedback::Kind::not_counted, cause, named_under[cause],
+                            {"Not counted until " + cause + " passes: " + joined(named_under[cause])}});
+    if (!causes.empty())
+        feedback.push_back({Feedback::Kind::why_not_counted, "", {}, {why_not_counted(not_run, not_counted.size())}});
+    return feedback;
+}
+
 IdScore empty_score(const nlohmann::json& test) {
     IdScore s;
     s.id = test.at("id");
@@ -51,6 +121,16 @@ IdScore empty_score(const nlohmann::json& test) {
 }
 
 }  // namespace
+
+const char* feedback_kind_word(Feedback::Kind kind) {
+    switch (kind) {
+        case Feedback::Kind::fix_first: return "fix_first";
+        case Feedback::Kind::failure: return "failure";
+        case Feedback::Kind::not_counted: return "not_counted";
+        case Feedback::Kind::why_not_counted: return "why_not_counted";
+    }
+    return "";
+}
 
 LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
     LabScore lab;
@@ -71,6 +151,7 @@ LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
         id_passed[id] = ran > 0 && bad == 0;
         id_failed[id] = bad > 0;
     }
+    std::map<std::string, NotCounted> not_counted;
     for (const nlohmann::json& test : config.at("tests")) {
         IdScore s = empty_score(test);
         const auto found = by_id.find(s.id);
@@ -164,6 +245,7 @@ LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
                 s.details.push_back(s.id + " is not counted until " + required +
                                     " passes: speed and technique count only for code that is right first" +
                                     (held_back ? " (so it was not run)." : "."));
+                not_counted[s.id] = {required, ran > 0};
                 break;
             }
         }
@@ -174,6 +256,7 @@ LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
     }
     for (const auto& [id, outcomes] : by_id)
         lab.problems.push_back("the grader's test " + id + " has no entry in the config, so it is worth no points");
+    lab.feedback = ordered_feedback(config, lab.ids, not_counted);
     return lab;
 }
 

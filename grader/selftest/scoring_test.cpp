@@ -135,6 +135,62 @@ TEST(Scoring, ATestHeldBackBecauseItsRequirementFailedIsNotCountedNotNotRun) {
     EXPECT_DOUBLE_EQ(lab.points_not_run, 0);
 }
 
+// What went wrong starts with the failure other tests wait on, and names the tests held back by it in one line.
+TEST(Scoring, FeedbackPutsTheFailureOthersWaitOnFirstAndNamesWhatItHoldsBackInOneLine) {
+    const nlohmann::json tiled = nlohmann::json::parse(R"({
+      "lab": "00-x", "tests": [
+        {"id": "Host.Works", "points": 5},
+        {"id": "Tiled.MatchesOracle", "points": 20},
+        {"id": "Technique.SharedMemoryTile", "points": 10, "requires": ["Tiled.MatchesOracle"]},
+        {"id": "Sanitizer.NoErrors", "points": 0, "requires": ["Tiled.MatchesOracle"]},
+        {"id": "Speed.TiledThroughput", "points": 10, "requires": ["Tiled.MatchesOracle", "Technique.SharedMemoryTile"]},
+        {"id": "Report.Roofline", "points": 0, "requires": ["Tiled.MatchesOracle"]}
+      ]})");
+    SessionResult session;
+    TestOutcome host = outcome("Host.Works", "failed"), wrong = outcome("Sizes/Tiled.MatchesOracle/n33", "failed");
+    host.messages = {"the host part is wrong"};
+    wrong.messages = {"cell (0, 32) is wrong: halo not loaded"};
+    session.tests = {host, wrong, outcome("Sizes/Tiled.MatchesOracle/n32", "passed")};
+    for (const char* id : {"Technique.SharedMemoryTile", "Sanitizer.NoErrors", "Speed.TiledThroughput", "Report.Roofline"}) {
+        TestOutcome held = outcome(id, "skipped");
+        held.properties["not_run_because"] = "not counted: Tiled.MatchesOracle did not pass";
+        session.tests.push_back(held);
+    }
+    const LabScore lab = score_lab(tiled, session);
+    ASSERT_EQ(lab.feedback.size(), 4u);
+    // The failure to fix first, though lab.json lists another failure before it.
+    EXPECT_EQ(lab.feedback[0].kind, Feedback::Kind::fix_first);
+    EXPECT_EQ(lab.feedback[0].test, "Tiled.MatchesOracle");
+    EXPECT_EQ(lab.feedback[0].text, find(lab, "Tiled.MatchesOracle").details);
+    EXPECT_EQ(lab.feedback[0].waiting, (std::vector<std::string>{"Technique.SharedMemoryTile", "Sanitizer.NoErrors",
+                                                                 "Speed.TiledThroughput", "Report.Roofline"}));
+    EXPECT_EQ(lab.feedback[1].kind, Feedback::Kind::failure);
+    EXPECT_EQ(lab.feedback[1].test, "Host.Works");
+    // The four held back, in one line, and why once.
+    EXPECT_EQ(lab.feedback[2].kind, Feedback::Kind::not_counted);
+    EXPECT_EQ(lab.feedback[2].text, (std::vector<std::string>{"Not counted until Tiled.MatchesOracle passes: "
+                                                              "Technique.SharedMemoryTile, Sanitizer.NoErrors, "
+                                                              "Speed.TiledThroughput, Report.Roofline"}));
+    EXPECT_EQ(lab.feedback[3].kind, Feedback::Kind::why_not_counted);
+    EXPECT_EQ(lab.feedback[3].text, (std::vector<std::string>{
+                                        "Speed and technique count only for code that is right first, so they were not run."}));
+    // Each keeps its own verdict in the table.
+    for (const char* id : {"Technique.SharedMemoryTile", "Sanitizer.NoErrors", "Speed.TiledThroughput", "Report.Roofline"})
+        EXPECT_EQ(find(lab, id).verdict, "not counted") << id;
+}
+
+// With nothing held back, the failures stand in lab.json's order and nothing is said about tests not counted.
+TEST(Scoring, FeedbackWithNothingHeldBackIsTheFailuresInOrder) {
+    SessionResult session;
+    session.tests = {outcome("Step.MatchesOracle/a", "passed"), outcome("Speed.Fast", "passed"),
+                     outcome("Host.Works", "failed"), outcome("Kernels/Stability.PerKernel/naive", "failed")};
+    const LabScore lab = score_lab(config(), session);
+    ASSERT_EQ(lab.feedback.size(), 2u);
+    EXPECT_EQ(lab.feedback[0].test, "Host.Works");
+    EXPECT_EQ(lab.feedback[0].kind, Feedback::Kind::failure);
+    EXPECT_EQ(lab.feedback[1].test, "Stability.PerKernel");
+}
+
 TEST(Scoring, ConfigAndGraderMustAgree) {
     SessionResult session;
     session.tests = {outcome("Step.MatchesOracle/a", "passed"), outcome("Extra.Test", "passed")};

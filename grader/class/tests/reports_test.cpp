@@ -1,9 +1,10 @@
 // The reports of a graded class, from real gpulab-grade summaries (grader/class/tests/samples/: lab 07
 // in CPU execution mode with a planted missing __syncthreads and the reference, lab 07 refused for
 // calling cuBLAS, lab 02 with a planted halo bug and its heat-map pictures, lab 01 that does not
-// compile, lab 01 whose result channel was forged) and an empty submission: the gradebook's rows,
-// totals, statuses and quoting; Gradescope's results.json against its spec; the feedback a student
-// reads, in Markdown and HTML, escaped and with its pictures; the overview's counts and plot.
+// compile, lab 01 whose result channel was forged, lab 01 with a planted boundary bug, whose summary
+// orders what went wrong) and an empty submission: the gradebook's rows, totals, statuses and quoting;
+// Gradescope's results.json against its spec; the feedback a student reads, in Markdown and HTML,
+// escaped and with its pictures, in the grader's order; the overview's counts and plot.
 #include "reports.h"
 #include "results_db.h"
 
@@ -356,6 +357,29 @@ TEST_F(Reports, FeedbackSaysWhyALabScoredNothing) {
     EXPECT_NE(dave.find("includes &lt;cublas_v2.h&gt;: it uses cuBLAS"), std::string::npos) << dave;
     const std::string erin = read(write_feedback(dir_ / "erin", "erin", erin_).markdown);
     EXPECT_NE(erin.find("The results of this run were tampered with"), std::string::npos) << erin;
+}
+
+// gpulab-grade orders what went wrong (summary.json's lab "feedback"): the failure others wait on first, the tests
+// not counted until it passes in one line, and why once. The feedback pages and Gradescope say it in that order.
+TEST_F(Reports, WhatWentWrongFollowsTheGradersOrder) {
+    const GradedLab boundary = lab_of("grace", "graded-01-off-by-one-boundary.json");
+    const std::string first = "Sizes/Boundary.InsulatedEnds/M4 failed:", other = "Starts/Solve.MatchesOracle/gaussian failed:",
+                      held = "Not counted until Boundary.InsulatedEnds passes: Sanitizer.NoErrors",
+                      why = "Speed and technique count only for code that is right first, so it was not run.";
+    const auto in_order = [&](const std::string& text) {
+        const std::size_t a = text.find(first), b = text.find(other), c = text.find(held), d = text.find(why);
+        EXPECT_NE(d, std::string::npos) << text;
+        EXPECT_TRUE(a < b && b < c && c < d) << text;
+        // The held-back test's own sentence stays in its test, not in the list.
+        EXPECT_EQ(text.find("Sanitizer.NoErrors is not counted until"), std::string::npos) << text;
+    };
+    const FeedbackFiles files = write_feedback(dir_ / "grace", "grace", {boundary});
+    in_order(read(files.markdown));
+    in_order(read(files.html));
+    in_order(gradescope_results_json({boundary})["output"].get<std::string>());
+    EXPECT_NE(read(files.markdown).find("- " + held), std::string::npos);
+    // The table keeps each test's verdict.
+    EXPECT_NE(read(files.markdown).find("| Sanitizer.NoErrors | 0/0 | not counted |"), std::string::npos);
 }
 
 TEST_F(Reports, FeedbackListsPicturesItCouldNotCopy) {

@@ -447,13 +447,23 @@ std::vector<WhatWentWrong> what_went_wrong(const GradedLab& lab) {
 }
 
 // The failures in the order to fix them (each under its test's name, its messages whole), then the tests not
-// counted until one passes, a line each, and why, once.
-void write_what_went_wrong(Document& doc, const GradedLab& lab, const std::vector<Picture>& pictures) {
+// counted until one passes, a line each, and why, once. `names_only`: the failures by name alone, in that order
+// (Gradescope's page, where each test's own output holds its messages: they are not repeated above it).
+void write_what_went_wrong(Document& doc, const GradedLab& lab, const std::vector<Picture>& pictures,
+                           bool names_only = false) {
     const std::vector<WhatWentWrong> entries = what_went_wrong(lab);
     if (entries.empty()) return;
     doc.heading(3, "What went wrong");
+    if (names_only) {
+        std::vector<std::string> order;
+        for (const WhatWentWrong& entry : entries)
+            if (entry.kind == "fix_first" || entry.kind == "failure")
+                order.push_back(entry.test + (entry.kind == "fix_first" ? " (fix it first: other tests wait on it)" : ""));
+        if (!order.empty()) doc.paragraph("Failed, in the order to fix them (each test's own output below says why):"), doc.bullets(order);
+    }
     std::vector<std::string> not_counted;
     for (const WhatWentWrong& entry : entries) {
+        if (names_only && (entry.kind == "fix_first" || entry.kind == "failure")) continue;
         if (entry.kind == "not_counted") {
             not_counted.insert(not_counted.end(), entry.text.begin(), entry.text.end());
             continue;
@@ -558,7 +568,9 @@ std::string gradescope_test_output(const json& test, const GradedLab& lab) {
     return out;
 }
 
-std::string gradescope_lab_reason(const GradedLab& lab) {
+// What Gradescope's page says above a lab's tests. `tests_shown`: each test has its own output (its messages),
+// so the list above names the failures in order without repeating them.
+std::string gradescope_lab_reason(const GradedLab& lab, bool tests_shown) {
     std::ostringstream out;
     MarkdownDocument doc(out);
     explain_status(doc, lab);
@@ -566,7 +578,7 @@ std::string gradescope_lab_reason(const GradedLab& lab) {
         doc.paragraph("What your submission brought:");
         doc.bullets(lab.notes);
     }
-    write_what_went_wrong(doc, lab, {});
+    write_what_went_wrong(doc, lab, {}, tests_shown);
     return trimmed(out.str());
 }
 
@@ -681,9 +693,6 @@ json gradescope_results_json(const std::vector<GradedLab>& results_of_one_studen
         score += lab.points;
         output += "- **" + MarkdownDocument::escape(lab.lab) + "**: " + out_of(lab.points, lab.max_points) + ", " +
                   MarkdownDocument::escape(lab.status) + "\n";
-        const std::string reason = gradescope_lab_reason(lab);
-        if (!reason.empty()) output += "\n" + reason + "\n\n";
-
         // The lab's tests, where they account for its points; else the lab as one test.
         const json& lab_tests = tests_of(lab);
         double test_points = 0, test_max = 0;
@@ -691,7 +700,10 @@ json gradescope_results_json(const std::vector<GradedLab>& results_of_one_studen
             test_points += number_of(test, "points");
             test_max += number_of(test, "max_points");
         }
-        if (!lab_tests.empty() && same(test_points, lab.points) && same(test_max, lab.max_points)) {
+        const bool tests_shown = !lab_tests.empty() && same(test_points, lab.points) && same(test_max, lab.max_points);
+        const std::string reason = gradescope_lab_reason(lab, tests_shown);
+        if (!reason.empty()) output += "\n" + reason + "\n\n";
+        if (tests_shown) {
             for (const json& test : lab_tests) {
                 const double max_points = number_of(test, "max_points");
                 // A 0-point report is not a failure unless it failed.

@@ -376,7 +376,17 @@ TEST_F(Reports, WhatWentWrongFollowsTheGradersOrder) {
     const FeedbackFiles files = write_feedback(dir_ / "grace", "grace", {boundary});
     in_order(read(files.markdown));
     in_order(read(files.html));
-    in_order(gradescope_results_json({boundary})["output"].get<std::string>());
+    // Gradescope: above the tests, the failures by name in that order, then the held-back line and why; each
+    // failure's messages once, in its own test's output.
+    const json gradescope = gradescope_results_json({boundary});
+    const std::string top = gradescope["output"].get<std::string>();
+    EXPECT_TRUE(top.find("Boundary.InsulatedEnds (fix it first") < top.find("Solve.MatchesOracle") &&
+                top.find("Solve.MatchesOracle") < top.find(held) && top.find(held) < top.find(why))
+        << top;
+    EXPECT_EQ(top.find(first), std::string::npos) << top;
+    std::size_t copies = top.find(first) != std::string::npos;
+    for (const json& test : gradescope["tests"]) copies += test["output"].get<std::string>().find(first) != std::string::npos;
+    EXPECT_EQ(copies, 1u) << "each failure's messages appear once on the Gradescope page";
     EXPECT_NE(read(files.markdown).find("- " + held), std::string::npos);
     // The table keeps each test's verdict.
     EXPECT_NE(read(files.markdown).find("| Sanitizer.NoErrors | 0/0 | not counted |"), std::string::npos);

@@ -1,6 +1,13 @@
 #include "gpulab/read_counter.h"
 
+#include "gpulab/cuda_check.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
 #ifdef GPULAB_CPU_MODE
+#include <gpulab_cpu/lazy_memory.h>
 #include <gpulab_cpu/read_count.h>
 #endif
 
@@ -25,6 +32,8 @@ ReadCount count_device_reads(const void* begin, std::size_t bytes, const std::fu
     result.why = c.why;
     result.reads = c.reads;
     result.writes = c.writes;
+    result.bytes_read = c.bytes_read;
+    result.bytes_written = c.bytes_written;
     result.host_bytes_read = c.host_bytes_read;
     result.launches = c.launches;
 #else
@@ -34,6 +43,95 @@ ReadCount count_device_reads(const void* begin, std::size_t bytes, const std::fu
     read_counting_available(&result.why);
 #endif
     return result;
+}
+
+AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const std::function<void()>& work,
+                                  const BlockSample* sample) {
+    AccessCount result;
+#ifdef GPULAB_CPU_MODE
+    std::vector<gpulab::cpu::CountedRange> cpu_ranges;
+    for (const CountedRange& r : ranges) cpu_ranges.push_back(gpulab::cpu::CountedRange{r.begin, r.bytes});
+    gpulab::cpu::BlockSample cpu_sample;
+    if (sample) cpu_sample = gpulab::cpu::BlockSample{sample->count, sample->seed};
+    gpulab::cpu::AccessCount c = gpulab::cpu::count_device_accesses(cpu_ranges, work, sample ? &cpu_sample : nullptr);
+    auto convert = [](const gpulab::cpu::RangeCount& r) {
+        return RangeCount{r.loads, r.stores, r.bytes_read, r.bytes_written, r.host_bytes_read};
+    };
+    result.available = c.supported;
+    result.why = c.why;
+    for (const auto& r : c.ranges) result.ranges.push_back(convert(r));
+    result.launches = c.launches;
+    result.blocks_run = c.blocks_run;
+    for (const auto& l : c.launch_blocks) {
+        CountedLaunch out;
+        out.kernel = l.kernel;
+        out.grid = l.grid;
+        out.block = l.block;
+        out.grid_blocks = l.grid_blocks;
+        out.sampled = l.sampled;
+        for (const uint3& b : l.blocks) out.blocks.push_back(dim3(b.x, b.y, b.z));
+        for (const auto& r : l.block_counts) out.block_counts.push_back(convert(r));
+        out.range_count = l.range_count;
+        result.counted_launches.push_back(std::move(out));
+    }
+#else
+    (void)ranges;
+    (void)work;
+    (void)sample;
+    read_counting_available(&result.why);
+#endif
+    return result;
+}
+
+LazyDeviceBuffer::LazyDeviceBuffer(std::size_t bytes, Filler fill) : bytes_(bytes) {
+    if (bytes == 0) return;
+#ifdef GPULAB_CPU_MODE
+    GPULAB_CUDA_CHECK(gpulab::cpu::malloc_lazy(&ptr_, bytes, std::move(fill)));
+#else
+    GPULAB_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
+    try {
+        // What CPU execution mode's lazy pages would hold, written at once through a host buffer.
+        const std::size_t chunk_bytes = std::min<std::size_t>(bytes, std::size_t(64) << 20);
+        std::vector<unsigned char> chunk(chunk_bytes);
+        for (std::size_t offset = 0; offset < bytes; offset += chunk_bytes) {
+            const std::size_t len = std::min(chunk_bytes, bytes - offset);
+            if (fill) {
+                fill(chunk.data(), offset, len);
+            } else {
+                const std::uint32_t word = 0xFFFADBADu;  // in the phase it has at `offset` of the buffer
+                unsigned char w[4];
+                std::memcpy(w, &word, 4);
+                for (std::size_t i = 0; i < len; ++i) chunk[i] = w[(offset + i) & 3];
+            }
+            GPULAB_CUDA_CHECK(cudaMemcpy(static_cast<unsigned char*>(ptr_) + offset, chunk.data(), len,
+                                         cudaMemcpyHostToDevice));
+        }
+    } catch (...) {
+        GPULAB_CUDA_CHECK_NOTHROW(cudaFree(ptr_));
+        throw;
+    }
+#endif
+}
+
+LazyDeviceBuffer::~LazyDeviceBuffer() {
+    if (ptr_) GPULAB_CUDA_CHECK_NOTHROW(cudaFree(ptr_));
+}
+
+bool LazyDeviceBuffer::lazy() const {
+#ifdef GPULAB_CPU_MODE
+    return true;
+#else
+    return false;
+#endif
+}
+
+std::size_t LazyDeviceBuffer::touched_bytes() const {
+#ifdef GPULAB_CPU_MODE
+    gpulab::cpu::LazyUsage usage;
+    return ptr_ && gpulab::cpu::lazy_usage(ptr_, &usage) ? usage.touched_bytes : 0;
+#else
+    return bytes_;
+#endif
 }
 
 TileUse classify_tile_use(double reads_per_output, double naive) {

@@ -95,7 +95,9 @@ void work_on(LaunchJob& job) {
   while (!job.abort.load(std::memory_order_relaxed)) {
     unsigned long long b = job.next.fetch_add(1, std::memory_order_relaxed);
     if (b >= job.nblocks) break;
-    if (!run_block(w, job, b)) break;
+    const unsigned long long linear = job.sample ? job.sample[b] : b;  // a count's sample of the grid
+    count_block_begins(linear);
+    if (!run_block(w, job, linear)) break;
   }
   w.job = nullptr;
 }
@@ -259,9 +261,16 @@ void launch(const LaunchSite& site, const void* kernel, dim3 grid, dim3 block, s
   job.nthreads = block.x * block.y * block.z;
   job.nblocks = 1ull * grid.x * grid.y * grid.z;
   job.seed = scheduling_seed();
+  std::vector<unsigned long long> sample;  // read_count.cpp: while a count with a BlockSample runs
+  count_launch_begins(site, grid, block, sample);
+  if (!sample.empty()) {
+    job.sample = sample.data();
+    job.nblocks = sample.size();
+  }
   ++g_launches;
   if (worker_count() <= 1 || job.nblocks == 1 || g_single_worker) work_on(job);
   else pool().run(job, work_on);
+  count_launch_ends();
   std::string canary = check_underflow_canaries();
   if (!canary.empty())
     job.record(cudaErrorIllegalAddress, format("%s (kernel %s launched at %s:%d)", canary.c_str(), site.kernel,

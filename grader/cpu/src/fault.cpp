@@ -7,6 +7,8 @@
 // of a device buffer hits its guard page) is handled on an alternate signal stack: the handler records the
 // address and jumps back to the block scheduler, which abandons the faulting CUDA thread and fails the
 // launch with cudaErrorIllegalAddress. Faults anywhere else get the previous disposition (a normal crash).
+// Two kinds of fault are not errors and come first: the first access to a page of a lazy buffer (memory.cpp
+// fills it), and an access to a range whose accesses are being counted (read_count.cpp).
 #include <sys/mman.h>
 #include <csignal>
 #include <cstring>
@@ -21,6 +23,7 @@ __thread void* t_altstack = nullptr;
 constexpr size_t kAltStackSize = 64 << 10;
 
 void on_fault(int sig, siginfo_t* info, void* uctx) {
+  if (sig == SIGSEGV && lazy_fault(info->si_addr)) return;  // the first access to a page of a lazy buffer
   if (sig == SIGSEGV && count_fault(info, uctx)) return;  // an access to a buffer whose reads are counted
   Worker* w = this_worker_if_any();
   if (w && w->in_block) {

@@ -2,7 +2,9 @@
 #pragma once
 #include <cuda_runtime.h>
 #include <csignal>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace gpulab::cpu {
 // ---- errors.cpp: CUDA-like error state ----
@@ -30,6 +32,14 @@ std::string check_underflow_canaries();
 void free_all_allocations();
 // The live cudaMalloc buffer that contains p: its start and size. False if there is none.
 bool device_allocation_of(const void* p, char** start, size_t* size);
+// Lazily filled buffers (gpulab_cpu/lazy_memory.h). From the SIGSEGV handler, before anything else: true if
+// `addr` is in a page of a lazy buffer that no access had touched yet (the page is filled now, and open unless
+// a count keeps it closed: the access must be retried), false for every other address (or a filled page that
+// a count keeps closed: count_fault's). Async-signal-safe.
+bool lazy_fault(const void* addr);
+// Makes the device pages [lo, hi) (page-aligned, inside one buffer's data pages) readable and writable,
+// except those of a lazy buffer that were never touched (they stay PROT_NONE until their first access).
+void open_device_pages(uintptr_t lo, uintptr_t hi);
 
 // ---- fault.cpp: turning SIGSEGV/SIGBUS inside a kernel into a CUDA error ----
 // Installs the process-wide handler (once) and an alternate signal stack for the calling thread.
@@ -55,6 +65,16 @@ class CountPause {
 void count_host_copy(const void* src, size_t n);
 // A mapping is about to be unmapped (cudaFree, cudaDeviceReset): a count on it stops.
 void count_buffer_released(const void* map_base, size_t map_len);
+// Whether a count is running (not paused) and keeps the page at `page` PROT_NONE. Async-signal-safe.
+bool count_protects(uintptr_t page);
+// executor.cpp, as a launch starts (on the launching thread): while a count runs, records the launch and, when
+// the count samples blocks and the grid has more blocks than the sample, fills `sample` with the blocks to run
+// (ascending linear indices; left empty: all of them).
+void count_launch_begins(const LaunchSite& site, dim3 grid, dim3 block, std::vector<unsigned long long>& sample);
+// work_on(), before each block: the counts that follow are this block's.
+void count_block_begins(unsigned long long linear);
+// After the launch's last block.
+void count_launch_ends();
 
 // ---- executor.cpp ----
 int worker_count();

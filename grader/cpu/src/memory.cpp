@@ -8,14 +8,23 @@
 // A fresh buffer is not zero, as on a GPU, where it holds whatever was there before: it is filled with
 // kFreshWord (a NaN as float or double, nonzero bytes), so a kernel that reads memory nobody wrote fails here
 // as it would on the GPU instead of finding convenient zeros.
+// A lazy buffer (malloc_lazy, gpulab_cpu/lazy_memory.h) has the same layout, but its data pages are a
+// private mapping of a memfd, PROT_NONE and unbacked until touched: the first access faults, lazy_fault()
+// writes the page's values into the memfd (pwrite from a buffer on the signal stack, so that no other thread
+// can see the page half filled) and opens the page; the mapping is private, so kernels' writes stay this
+// process's (copy on write), as with cudaMalloc buffers after a fork.
+#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include "internal.h"
 #include "gpulab_cpu/launch_observer.h"
+#include "gpulab_cpu/lazy_memory.h"
 
 namespace gpulab::cpu {
 namespace {
@@ -35,11 +44,30 @@ void fill_fresh(char* p, size_t n) {
   }
 }
 
+// Fills n bytes at dst with kFreshWord in the phase it has at byte `offset` of a buffer.
+void fill_fresh_at(char* dst, size_t offset, size_t n) {
+  unsigned char word[4];
+  std::memcpy(word, &kFreshWord, 4);
+  for (size_t i = 0; i < n; ++i) dst[i] = static_cast<char>(word[(offset + i) & 3]);
+}
+
+// A lazy buffer's fill state. Found by the fault handler without a lock (g_lazy below).
+struct LazyRegion {
+  uintptr_t lo = 0, hi = 0;  // its data pages
+  char* start = nullptr;     // the buffer
+  size_t size = 0;
+  int fd = -1;               // the memfd behind the data pages
+  LazyFiller fill;
+  std::unique_ptr<std::atomic<uint64_t>[]> claimed, touched;  // a bit per data page
+  std::atomic<size_t> touched_pages{0};
+};
+
 struct Allocation {
   char* map_base;
   size_t map_len;
   char* start;
   size_t size;
+  LazyRegion* lazy = nullptr;
   char* canary_begin() const { return map_base + page(); }
   static size_t page() {
     static const size_t p = static_cast<size_t>(sysconf(_SC_PAGESIZE));
@@ -49,6 +77,68 @@ struct Allocation {
 
 std::mutex g_mutex;
 std::map<uintptr_t, Allocation> g_allocs;  // keyed by buffer start
+
+constexpr int kMaxLazy = 256;
+std::atomic<LazyRegion*> g_lazy[kMaxLazy];
+std::atomic<int> g_lazy_live{0};
+
+LazyRegion* lazy_region_at(uintptr_t a) {
+  if (g_lazy_live.load(std::memory_order_acquire) == 0) return nullptr;
+  for (auto& slot : g_lazy) {
+    LazyRegion* r = slot.load(std::memory_order_acquire);
+    if (r && a >= r->lo && a < r->hi) return r;
+  }
+  return nullptr;
+}
+
+bool page_touched(const LazyRegion& r, size_t i) {
+  return r.touched[i / 64].load(std::memory_order_acquire) & (uint64_t(1) << (i % 64));
+}
+
+// Writes data page i's values (canary bytes before the buffer's start, then the filler's or the fresh word)
+// into the memfd, a stack buffer's worth at a time.
+void fill_lazy_page(LazyRegion& r, size_t i) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  char buf[4096];
+  const uintptr_t p = r.lo + i * page;
+  const auto start = reinterpret_cast<uintptr_t>(r.start);
+  for (size_t done = 0; done < page; done += sizeof buf) {
+    const uintptr_t lo = p + done, hi = lo + sizeof buf;
+    if (lo < start) std::memset(buf, kCanary, (hi < start ? hi : start) - lo);
+    const uintptr_t b = lo > start ? lo : start, e = hi < start + r.size ? hi : start + r.size;
+    if (e > b) {
+      char* dst = buf + (b - lo);
+      if (r.fill) r.fill(dst, b - start, e - b);
+      else fill_fresh_at(dst, b - start, e - b);
+    }
+    const off_t at = static_cast<off_t>(i * page + done);
+    for (size_t written = 0; written < sizeof buf;) {
+      const ssize_t n = pwrite(r.fd, buf + written, sizeof buf - written, at + static_cast<off_t>(written));
+      if (n <= 0) break;  // ENOMEM: the page reads as zeros; nothing better to do inside a signal handler
+      written += static_cast<size_t>(n);
+    }
+  }
+}
+
+void unregister_lazy(LazyRegion* r) {
+  for (auto& slot : g_lazy) {
+    LazyRegion* expected = r;
+    if (slot.compare_exchange_strong(expected, nullptr)) {
+      g_lazy_live.fetch_sub(1);
+      break;
+    }
+  }
+}
+
+void release(const Allocation& al) {
+  count_buffer_released(al.map_base, al.map_len);
+  if (al.lazy) unregister_lazy(al.lazy);
+  munmap(al.map_base, al.map_len);
+  if (al.lazy) {
+    close(al.lazy->fd);
+    delete al.lazy;
+  }
+}
 
 // The allocation whose [start, start+size) contains p, or null. Caller holds g_mutex.
 const Allocation* find_containing(const void* p) {
@@ -135,6 +225,7 @@ std::string check_underflow_canaries() {
   CountPause open_counted_pages;
   std::lock_guard<std::mutex> lock(g_mutex);
   for (const auto& [start, al] : g_allocs) {
+    if (al.lazy && !page_touched(*al.lazy, 0)) continue;  // never touched: nothing can have written there
     for (const char* p = al.canary_begin(); p < al.start; ++p) {
       if (static_cast<unsigned char>(*p) != kCanary)
         return format("a kernel wrote %zu bytes before the start of a device buffer of %zu bytes",
@@ -146,10 +237,7 @@ std::string check_underflow_canaries() {
 
 void free_all_allocations() {
   std::lock_guard<std::mutex> lock(g_mutex);
-  for (auto& [start, al] : g_allocs) {
-    count_buffer_released(al.map_base, al.map_len);
-    munmap(al.map_base, al.map_len);
-  }
+  for (auto& [start, al] : g_allocs) release(al);
   g_allocs.clear();
 }
 
@@ -167,6 +255,135 @@ cudaError_t memcpy_symbol(void* symbol, size_t symbol_size, void* other, size_t 
   else std::memmove(other, sym, count);
   (void)kind;
   return cudaSuccess;
+}
+bool lazy_fault(const void* addr) {
+  const auto a = reinterpret_cast<uintptr_t>(addr);
+  LazyRegion* r = lazy_region_at(a);
+  if (!r) return false;
+  const uintptr_t page_size = Allocation::page();
+  const size_t i = (a - r->lo) / page_size;
+  const uintptr_t page = r->lo + i * page_size;
+  const uint64_t bit = uint64_t(1) << (i % 64);
+  if (!page_touched(*r, i)) {
+    if (!(r->claimed[i / 64].fetch_or(bit, std::memory_order_acq_rel) & bit)) {
+      fill_lazy_page(*r, i);
+      if (!count_protects(page)) mprotect(reinterpret_cast<void*>(page), page_size, PROT_READ | PROT_WRITE);
+      r->touched_pages.fetch_add(1, std::memory_order_relaxed);
+      r->touched[i / 64].fetch_or(bit, std::memory_order_release);
+    } else {
+      while (!page_touched(*r, i)) sched_yield();  // another worker is filling it
+    }
+    return true;
+  }
+  // Filled already. A count keeps it closed: an access to count. Otherwise it was opened while this access
+  // was on its way to the handler (another worker filled it): retry.
+  if (count_protects(page)) return false;
+  mprotect(reinterpret_cast<void*>(page), page_size, PROT_READ | PROT_WRITE);
+  return true;
+}
+
+void open_device_pages(uintptr_t lo, uintptr_t hi) {
+  LazyRegion* r = lazy_region_at(lo);
+  const uintptr_t page_size = Allocation::page();
+  if (!r) {
+    mprotect(reinterpret_cast<void*>(lo), hi - lo, PROT_READ | PROT_WRITE);
+    return;
+  }
+  // Runs of filled pages.
+  size_t i = (lo - r->lo) / page_size;
+  const size_t end = (hi - r->lo) / page_size;
+  while (i < end) {
+    const uint64_t word = r->touched[i / 64].load(std::memory_order_acquire);
+    if (word == 0 && i % 64 == 0) {
+      i += 64;
+      continue;
+    }
+    if (!(word & (uint64_t(1) << (i % 64)))) {
+      ++i;
+      continue;
+    }
+    size_t j = i + 1;
+    while (j < end && page_touched(*r, j)) ++j;
+    mprotect(reinterpret_cast<void*>(r->lo + i * page_size), (j - i) * page_size, PROT_READ | PROT_WRITE);
+    i = j;
+  }
+}
+
+cudaError_t malloc_lazy(void** devPtr, size_t size, LazyFiller fill) {
+  if (cudaError_t s = sticky_error()) return s;
+  if (!devPtr) return fail(cudaErrorInvalidValue, "malloc_lazy: devPtr is null");
+  if (size == 0) {
+    *devPtr = nullptr;
+    return cudaSuccess;
+  }
+  const size_t page = Allocation::page();
+  if (size > SIZE_MAX / 4)
+    return fail(cudaErrorMemoryAllocation, format("malloc_lazy: %zu bytes (a size computed from a negative number?)", size));
+  prepare_thread_for_kernels();  // the fault handler that fills pages
+  const size_t data_pages = (size + page - 1) / page;
+  const size_t len = (data_pages + 2) * page;
+  auto region = std::make_unique<LazyRegion>();
+  region->fd = memfd_create("gpulab-lazy-device-buffer", MFD_CLOEXEC);
+  if (region->fd < 0 || ftruncate(region->fd, static_cast<off_t>(data_pages * page)) != 0) {
+    if (region->fd >= 0) close(region->fd);
+    return fail(cudaErrorMemoryAllocation, format("malloc_lazy: cannot create a memfd of %zu bytes", size));
+  }
+  void* m = mmap(nullptr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  char* base = static_cast<char*>(m);
+  if (m == MAP_FAILED ||
+      mmap(base + page, data_pages * page, PROT_NONE, MAP_PRIVATE | MAP_FIXED, region->fd, 0) == MAP_FAILED) {
+    if (m != MAP_FAILED) munmap(m, len);
+    close(region->fd);
+    return fail(cudaErrorMemoryAllocation, format("malloc_lazy: cannot map %zu bytes", size));
+  }
+  Allocation al{base, len, base + len - page - size, size};
+  region->lo = reinterpret_cast<uintptr_t>(base + page);
+  region->hi = region->lo + data_pages * page;
+  region->start = al.start;
+  region->size = size;
+  region->fill = std::move(fill);
+  const size_t words = (data_pages + 63) / 64;
+  region->claimed.reset(new std::atomic<uint64_t>[words]);
+  region->touched.reset(new std::atomic<uint64_t>[words]);
+  for (size_t w = 0; w < words; ++w) {
+    region->claimed[w].store(0, std::memory_order_relaxed);
+    region->touched[w].store(0, std::memory_order_relaxed);
+  }
+  al.lazy = region.get();
+  bool registered = false;
+  for (auto& slot : g_lazy) {
+    LazyRegion* expected = nullptr;
+    if (slot.compare_exchange_strong(expected, al.lazy)) {
+      registered = true;
+      break;
+    }
+  }
+  if (!registered) {
+    munmap(m, len);
+    close(region->fd);
+    return fail(cudaErrorMemoryAllocation,
+                format("malloc_lazy: more than %d lazy buffers at once (free some with cudaFree)", kMaxLazy));
+  }
+  g_lazy_live.fetch_add(1);
+  region.release();
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_allocs.emplace(reinterpret_cast<uintptr_t>(al.start), al);
+  }
+  *devPtr = al.start;
+  return cudaSuccess;
+}
+
+bool lazy_usage(const void* p, LazyUsage* usage) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const Allocation* al = find_containing(p);
+  if (!al || !al->lazy) return false;
+  if (usage) {
+    usage->size = al->size;
+    usage->touched_pages = al->lazy->touched_pages.load();
+    usage->touched_bytes = usage->touched_pages * Allocation::page();
+  }
+  return true;
 }
 }  // namespace gpulab::cpu
 
@@ -230,8 +447,7 @@ extern "C" cudaError_t cudaFree(void* devPtr) {
     al = it->second;
     g_allocs.erase(it);
   }
-  count_buffer_released(al.map_base, al.map_len);
-  munmap(al.map_base, al.map_len);
+  release(al);
   return cudaSuccess;
 }
 

@@ -1,21 +1,28 @@
-// Counting reads of one device buffer (see include/gpulab_cpu/read_count.h).
+// Counting accesses to ranges of device buffers (see include/gpulab_cpu/read_count.h).
 //
-// While a count runs, the pages that hold the counted range are PROT_NONE. An access to them faults; the
-// SIGSEGV handler (fault.cpp calls count_fault() first) counts it when a CUDA thread read (or wrote) inside
-// the range, makes the page accessible, and sets the trap flag so that the faulting instruction runs once
-// more and then raises SIGTRAP; the SIGTRAP handler puts the protection back and clears the flag. An
-// instruction whose access spans two protected pages faults on the second one with the same instruction
-// pointer: that page is opened too and the access is not counted twice. Runtime copies (cudaMemcpy*,
-// cudaMemset, the canary check) open the pages for their duration instead (CountPause), so they do not
-// single-step through a whole buffer.
+// While a count runs, the pages that hold the counted ranges are PROT_NONE. An access to them faults; the
+// SIGSEGV handler (fault.cpp calls count_fault() after lazy_fault()) decodes the faulting instruction
+// (access_decode.cpp: the address, size and direction of each memory operand), adds the bytes of each operand
+// that fall inside each range to that range's counts (and to the running block's), makes the page accessible,
+// and sets the trap flag so that the instruction runs once more and then raises SIGTRAP; the SIGTRAP handler
+// puts the protection back and clears the flag. An instruction whose access spans two protected pages faults
+// on the second one with the same instruction pointer: that page is opened too and the access is not counted
+// twice. Runtime copies (cudaMemcpy*, cudaMemset, the canary check) open the pages for their duration instead
+// (CountPause), so they do not single-step through a whole buffer; what they copy out of a range is counted
+// apart (host_bytes_read).
+//
+// A count with a BlockSample also decides which blocks each launch runs (count_launch_begins, called by the
+// executor), and records every launch and the blocks that ran with what each did.
 #include "gpulab_cpu/read_count.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <mutex>
 #include <ucontext.h>
+#include "access_decode.h"
 #include "worker.h"
 
 namespace gpulab::cpu {
@@ -28,32 +35,99 @@ constexpr bool kSupported = false;
 
 const uintptr_t kPageSize = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
 
+struct Span {
+  uintptr_t lo, hi;
+};
+
 // The one count in progress. Written by the counting thread; read by the signal handlers, which run on the
-// same thread (the grid runs there) or, for a stray access, on another.
+// same thread (the grid runs there) or, for a stray access, on another. The vectors do not change while the
+// count is active, except the launch records, which only the counting thread touches between blocks.
 struct CountState {
   volatile sig_atomic_t active = 0;
   volatile sig_atomic_t paused = 0;  // a runtime copy has the pages open
-  uintptr_t prot_lo = 0, prot_hi = 0;  // protected pages
-  uintptr_t lo = 0, hi = 0;            // counted range
-  unsigned long long reads = 0, writes = 0;
+  std::vector<Span> prot;            // protected pages: sorted, disjoint, each inside one buffer
+  std::vector<Span> ranges;          // counted ranges, in the caller's order
+  std::vector<RangeCount> totals;    // per range
+  RangeCount* block = nullptr;       // the running block's counts, one per range (null: not recorded)
+  unsigned long long undecoded = 0;
   // Pages opened for the instruction being single-stepped, and that instruction's address.
   uintptr_t step_pages[4] = {};
   int nstep = 0;
   uintptr_t step_ip = 0;
-  bool freed = false;  // the buffer was freed during the count
+  bool freed = false;  // a buffer was freed during the count
+  bool sampling = false;
+  BlockSample sample;
+  std::vector<LaunchBlocks> launches;
+  LaunchBlocks* launch = nullptr;  // the running launch's record
+  unsigned long long blocks_run = 0;
 };
 CountState g;
-unsigned long long g_host_bytes = 0;  // bytes runtime copies read from the counted range
 std::mutex g_count_mutex;  // one count at a time
 struct sigaction g_old_trap;
 
-void protect_all() { mprotect(reinterpret_cast<void*>(g.prot_lo), g.prot_hi - g.prot_lo, PROT_NONE); }
-void open_all() { mprotect(reinterpret_cast<void*>(g.prot_lo), g.prot_hi - g.prot_lo, PROT_READ | PROT_WRITE); }
+bool in_prot(uintptr_t a) {
+  // Binary search for the last span starting at or below a.
+  const Span* s = g.prot.data();
+  size_t lo = 0, hi = g.prot.size();
+  while (lo < hi) {
+    const size_t mid = (lo + hi) / 2;
+    if (s[mid].lo <= a) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 && a < s[lo - 1].hi;
+}
+
+void protect_all() {
+  for (const Span& s : g.prot) mprotect(reinterpret_cast<void*>(s.lo), s.hi - s.lo, PROT_NONE);
+}
+void open_all() {
+  for (const Span& s : g.prot) open_device_pages(s.lo, s.hi);
+}
 
 void reprotect_step_pages() {
   for (int i = 0; i < g.nstep; ++i)
     if (g.active && !g.paused) mprotect(reinterpret_cast<void*>(g.step_pages[i]), kPageSize, PROT_NONE);
   g.nstep = 0;
+}
+
+// Adds what the instruction at the context's RIP does to the counted ranges (a CUDA thread's access that
+// faulted at `fault`).
+void account(void* uctx, uintptr_t fault, bool fault_write) {
+  MemAccess acc[4];
+  int n = decode_accesses(uctx, fault_write, acc, 4);
+  bool sane = false;
+  for (int i = 0; i < n; ++i) sane |= fault >= acc[i].addr && fault - acc[i].addr < acc[i].size;
+  if (!sane) {  // not decoded (or decoded wrong): one byte at the faulting address, in the fault's direction
+    ++g.undecoded;
+    n = 1;
+    acc[0] = MemAccess{fault, 1, !fault_write, fault_write};
+  }
+  const size_t nr = g.ranges.size();
+  for (size_t r = 0; r < nr; ++r) {
+    const Span& range = g.ranges[r];
+    unsigned long long rd = 0, wr = 0;
+    bool load = false, store = false;
+    for (int i = 0; i < n; ++i) {
+      const uintptr_t lo = std::max(acc[i].addr, range.lo), hi = std::min(acc[i].addr + acc[i].size, range.hi);
+      if (hi <= lo) continue;
+      if (acc[i].read) {
+        load = true;
+        rd += hi - lo;
+      }
+      if (acc[i].write) {
+        store = true;
+        wr += hi - lo;
+      }
+    }
+    if (!load && !store) continue;
+    for (RangeCount* c : {&g.totals[r], g.block ? &g.block[r] : nullptr}) {
+      if (!c) continue;
+      c->loads += load;
+      c->stores += store;
+      c->bytes_read += rd;
+      c->bytes_written += wr;
+    }
+  }
 }
 
 #if defined(__x86_64__) && defined(__linux__)
@@ -92,13 +166,20 @@ void install_trap_handler() {
   });
 }
 #endif
+
+uint64_t splitmix64(uint64_t& x) {
+  uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
 }  // namespace
 
 bool count_fault(siginfo_t* info, void* uctx) {
 #if defined(__x86_64__) && defined(__linux__)
   if (!g.active) return false;
   const auto a = reinterpret_cast<uintptr_t>(info->si_addr);
-  if (a < g.prot_lo || a >= g.prot_hi) return false;
+  if (!in_prot(a)) return false;
   auto* uc = static_cast<ucontext_t*>(uctx);
   const auto ip = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
   const uintptr_t page = a & ~(kPageSize - 1);
@@ -108,9 +189,7 @@ bool count_fault(siginfo_t* info, void* uctx) {
   } else {
     reprotect_step_pages();  // a step that never trapped (its kernel faulted elsewhere and was abandoned)
     Worker* w = this_worker_if_any();
-    const bool kernel = w && w->in_block;
-    const bool write = uc->uc_mcontext.gregs[REG_ERR] & 2;
-    if (kernel && a >= g.lo && a < g.hi) ++(write ? g.writes : g.reads);
+    if (w && w->in_block) account(uctx, a, uc->uc_mcontext.gregs[REG_ERR] & 2);
     g.step_pages[0] = page;
     g.nstep = 1;
     g.step_ip = ip;
@@ -126,6 +205,8 @@ bool count_fault(siginfo_t* info, void* uctx) {
 }
 
 bool counting_reads() { return g.active; }
+
+bool count_protects(uintptr_t page) { return g.active && !g.paused && in_prot(page); }
 
 CountPause::CountPause() {
   if (!g.active || g.paused) return;
@@ -143,55 +224,191 @@ CountPause::~CountPause() {
 void count_host_copy(const void* src, size_t n) {
   if (!g.active || n == 0) return;
   const auto s = reinterpret_cast<uintptr_t>(src);
-  const uintptr_t lo = s > g.lo ? s : g.lo, hi = s + n < g.hi ? s + n : g.hi;
-  if (hi > lo) g_host_bytes += hi - lo;
+  for (size_t r = 0; r < g.ranges.size(); ++r) {
+    const uintptr_t lo = std::max(s, g.ranges[r].lo), hi = std::min(s + n, g.ranges[r].hi);
+    if (hi > lo) g.totals[r].host_bytes_read += hi - lo;
+  }
 }
 
 void count_buffer_released(const void* map_base, size_t map_len) {
   if (!g.active) return;
   const auto b = reinterpret_cast<uintptr_t>(map_base);
-  if (b < g.prot_hi && g.prot_lo < b + map_len) {
-    g.active = 0;  // its pages are gone: nothing left to protect, or to restore
-    g.freed = true;
-    g.nstep = 0;
+  bool hit = false;
+  for (const Span& s : g.prot) hit |= b < s.hi && s.lo < b + map_len;
+  if (!hit) return;
+  // Its pages are gone: the count stops, and the other buffers' pages are opened now.
+  g.active = 0;
+  g.freed = true;
+  g.nstep = 0;
+  if (!g.paused)
+    for (const Span& s : g.prot)
+      if (!(b < s.hi && s.lo < b + map_len)) open_device_pages(s.lo, s.hi);
+}
+
+void count_launch_begins(const LaunchSite& site, dim3 grid, dim3 block, std::vector<unsigned long long>& sample) {
+  sample.clear();
+  if (!g.active) return;
+  LaunchBlocks rec;
+  rec.kernel = site.kernel ? site.kernel : "";
+  rec.grid = grid;
+  rec.block = block;
+  rec.grid_blocks = 1ull * grid.x * grid.y * grid.z;
+  rec.range_count = g.ranges.size();
+  unsigned long long to_run = rec.grid_blocks;
+  if (g.sampling && rec.grid_blocks > g.sample.count) {
+    sample = sample_blocks(grid, g.sample);
+    rec.sampled = true;
+    to_run = sample.size();
   }
+  if (to_run <= kMaxRecordedBlocks || rec.sampled) {
+    rec.blocks.reserve(to_run);
+    rec.block_counts.reserve(to_run * rec.range_count);
+  }
+  g.launches.push_back(std::move(rec));
+  g.launch = &g.launches.back();
+}
+
+void count_block_begins(unsigned long long linear) {
+  if (!g.active || !g.launch) return;
+  ++g.blocks_run;
+  LaunchBlocks& l = *g.launch;
+  if (!l.sampled && l.grid_blocks > kMaxRecordedBlocks) {
+    g.block = nullptr;
+    return;
+  }
+  const dim3 gr = l.grid;
+  l.blocks.push_back(uint3{static_cast<unsigned>(linear % gr.x), static_cast<unsigned>((linear / gr.x) % gr.y),
+                           static_cast<unsigned>(linear / (1ull * gr.x * gr.y))});
+  l.block_counts.resize(l.block_counts.size() + l.range_count);
+  g.block = l.range_count ? &l.block_counts[l.block_counts.size() - l.range_count] : nullptr;
+}
+
+void count_launch_ends() {
+  g.block = nullptr;
+  g.launch = nullptr;
+}
+
+std::vector<unsigned long long> sample_blocks(dim3 grid, const BlockSample& s) {
+  const unsigned long long g3[3] = {grid.x, grid.y, grid.z};
+  const unsigned long long n = g3[0] * g3[1] * g3[2];
+  std::vector<unsigned long long> out;
+  if (n <= s.count) {
+    out.resize(n);
+    for (unsigned long long i = 0; i < n; ++i) out[i] = i;
+    return out;
+  }
+  uint64_t state = s.seed ^ (g3[0] * 0x9E3779B97F4A7C15ull) ^ (g3[1] << 21) ^ (g3[2] << 42);
+  auto below = [&](unsigned long long m) { return m <= 1 ? 0ull : splitmix64(state) % m; };
+  auto linear = [&](const unsigned long long c[3]) { return c[0] + g3[0] * (c[1] + g3[1] * c[2]); };
+  std::vector<unsigned long long> chosen;  // in the order drawn
+  auto add = [&](unsigned long long l) {
+    if (chosen.size() < s.count && std::find(chosen.begin(), chosen.end(), l) == chosen.end()) chosen.push_back(l);
+  };
+  // Corners (every dimension pinned to its first or last block), then edges (all but one pinned), then faces
+  // (all but two), then the interior (none pinned). A dimension of one block is always 0; a free dimension
+  // ranges over its inner blocks 1 .. g-2 (no block when g is 2: that boundary set is only corners).
+  int multi[3], d = 0;
+  for (int k = 0; k < 3; ++k)
+    if (g3[k] > 1) multi[d++] = k;
+  for (int free_dims = 0; free_dims <= d && chosen.size() < s.count; ++free_dims) {
+    for (int mask = 0; mask < (1 << d); ++mask) {  // which of the multi-block dimensions are free
+      if (__builtin_popcount(mask) != free_dims) continue;
+      bool possible = true;
+      for (int k = 0; k < d; ++k)
+        if ((mask >> k & 1) && g3[multi[k]] < 3) possible = false;
+      if (!possible) continue;
+      const int pinned = d - free_dims;
+      for (int side = 0; side < (1 << pinned); ++side) {
+        if (free_dims == d) {
+          // The interior: random blocks until the sample is full (or the interior is used up).
+          unsigned long long inner = 1;
+          for (int k = 0; k < d; ++k) inner *= g3[multi[k]] - 2;
+          const unsigned long long want = std::min<unsigned long long>(s.count - chosen.size(), inner);
+          for (unsigned long long tries = 0, got = 0; got < want && tries < 64 * s.count + 64; ++tries) {
+            unsigned long long c[3] = {0, 0, 0};
+            for (int k = 0; k < d; ++k) c[multi[k]] = 1 + below(g3[multi[k]] - 2);
+            const size_t before = chosen.size();
+            add(linear(c));
+            got += chosen.size() > before;
+          }
+          continue;
+        }
+        unsigned long long c[3] = {0, 0, 0};
+        for (int k = 0, p = 0; k < d; ++k) {
+          const unsigned long long gk = g3[multi[k]];
+          if (mask >> k & 1) c[multi[k]] = 1 + below(gk - 2);
+          else c[multi[k]] = (side >> p++ & 1) ? gk - 1 : 0;
+        }
+        add(linear(c));
+      }
+    }
+  }
+  // A grid with few inner blocks (a long thin one): any other blocks, at random.
+  for (unsigned long long tries = 0; chosen.size() < s.count && tries < 64 * s.count + 64; ++tries) add(below(n));
+  for (unsigned long long l = 0; chosen.size() < s.count && l < n; ++l) add(l);
+  std::sort(chosen.begin(), chosen.end());
+  return chosen;
 }
 
 bool read_counting_supported(std::string* why) {
   if (!kSupported) {
     if (why)
-      *why = "counting reads needs x86-64 Linux (it single-steps each access with the trap flag); this "
+      *why = "counting device accesses needs x86-64 Linux (it single-steps each access with the trap flag); this "
              "machine is not one";
     return false;
   }
-  return true;
+  return access_decoder_available(why);
 }
 
-ReadCount count_device_reads(const void* begin, size_t bytes, const std::function<void()>& work) {
-  ReadCount result;
+AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const std::function<void()>& work,
+                                  const BlockSample* sample) {
+  AccessCount result;
   if (!read_counting_supported(&result.why)) return result;
   std::lock_guard<std::mutex> one_at_a_time(g_count_mutex);
-  char* start = nullptr;
-  size_t size = 0;
-  if (!device_allocation_of(begin, &start, &size)) {
-    result.why = format("count_device_reads: %p is not inside a live cudaMalloc buffer", begin);
+  std::vector<Span> spans, prot;
+  for (size_t r = 0; r < ranges.size(); ++r) {
+    char* start = nullptr;
+    size_t size = 0;
+    if (!device_allocation_of(ranges[r].begin, &start, &size)) {
+      result.why = format("count_device_accesses: range %zu: %p is not inside a live cudaMalloc buffer", r,
+                          ranges[r].begin);
+      return result;
+    }
+    const size_t offset = static_cast<const char*>(ranges[r].begin) - start;
+    size_t bytes = ranges[r].bytes;
+    if (bytes == 0 || bytes > size - offset) bytes = size - offset;
+    const auto lo = reinterpret_cast<uintptr_t>(ranges[r].begin);
+    spans.push_back(Span{lo, lo + bytes});
+    prot.push_back(Span{lo & ~(kPageSize - 1), (lo + bytes + kPageSize - 1) & ~(kPageSize - 1)});
+  }
+  if (sample && sample->count == 0) {
+    result.why = "count_device_accesses: a block sample of 0 blocks";
     return result;
   }
-  const size_t offset = static_cast<const char*>(begin) - start;
-  if (bytes == 0 || bytes > size - offset) bytes = size - offset;
+  if (!access_decoder_reset(&result.why)) return result;
+  std::sort(prot.begin(), prot.end(), [](const Span& a, const Span& b) { return a.lo < b.lo; });
+  std::vector<Span> merged;
+  for (const Span& s : prot) {
+    if (!merged.empty() && s.lo <= merged.back().hi) merged.back().hi = std::max(merged.back().hi, s.hi);
+    else merged.push_back(s);
+  }
 #if defined(__x86_64__) && defined(__linux__)
   install_trap_handler();
 #endif
   prepare_thread_for_kernels();  // the SIGSEGV handler
   g.paused = 0;
-  g.reads = g.writes = 0;
+  g.prot = std::move(merged);
+  g.ranges = std::move(spans);
+  g.totals.assign(g.ranges.size(), RangeCount{});
+  g.block = nullptr;
+  g.undecoded = 0;
   g.nstep = 0;
   g.freed = false;
-  g_host_bytes = 0;
-  g.lo = reinterpret_cast<uintptr_t>(begin);
-  g.hi = g.lo + bytes;
-  g.prot_lo = g.lo & ~(kPageSize - 1);
-  g.prot_hi = (g.hi + kPageSize - 1) & ~(kPageSize - 1);
+  g.sampling = sample != nullptr;
+  if (sample) g.sample = *sample;
+  g.launches.clear();
+  g.launch = nullptr;
+  g.blocks_run = 0;
   const unsigned long long launches_before = launch_count();
   set_single_worker(true);
   protect_all();
@@ -201,6 +418,8 @@ ReadCount count_device_reads(const void* begin, size_t bytes, const std::functio
       const bool was_active = g.active;
       g.active = 0;
       g.nstep = 0;
+      g.block = nullptr;
+      g.launch = nullptr;
       if (was_active) open_all();
       set_single_worker(false);
     }
@@ -210,11 +429,34 @@ ReadCount count_device_reads(const void* begin, size_t bytes, const std::functio
     work();
   }
   result.supported = true;
-  result.reads = g.reads;
-  result.writes = g.writes;
-  result.host_bytes_read = g_host_bytes;
+  result.ranges = g.totals;
   result.launches = launch_count() - launches_before;
-  if (g.freed) result.why = "the buffer was freed while its reads were being counted; the count stops there";
+  result.blocks_run = g.blocks_run;
+  result.launch_blocks = std::move(g.launches);
+  g.launches.clear();
+  result.undecoded = g.undecoded;
+  if (g.freed) result.why = "a counted buffer was freed while its accesses were being counted; the count stops there";
+  if (g.undecoded)
+    result.why += format("%s%llu accesses could not be decoded and were counted as one byte each",
+                         result.why.empty() ? "" : "; ", g.undecoded);
+  return result;
+}
+
+ReadCount count_device_reads(const void* begin, size_t bytes, const std::function<void()>& work) {
+  ReadCount result;
+  AccessCount c = count_device_accesses({CountedRange{begin, bytes}}, work);
+  if (!c.supported && c.why.find("count_device_accesses: range 0: ") == 0)
+    c.why = "count_device_reads: " + c.why.substr(std::strlen("count_device_accesses: range 0: "));
+  result.supported = c.supported;
+  result.why = c.why;
+  result.launches = c.launches;
+  if (!c.ranges.empty()) {
+    result.reads = c.ranges[0].loads;
+    result.writes = c.ranges[0].stores;
+    result.bytes_read = c.ranges[0].bytes_read;
+    result.bytes_written = c.ranges[0].bytes_written;
+    result.host_bytes_read = c.ranges[0].host_bytes_read;
+  }
   return result;
 }
 }  // namespace gpulab::cpu

@@ -62,6 +62,7 @@ struct LaunchJob {
   const void* payload;
   unsigned nthreads;
   unsigned long long nblocks;
+  const unsigned long long* sample = nullptr;  // the blocks to run, nblocks of them (read counts); null: all
   unsigned long long seed;
   std::atomic<unsigned long long> next{0};
   std::atomic<bool> abort{false};

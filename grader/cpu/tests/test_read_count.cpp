@@ -1,5 +1,6 @@
 // The read counter (gpulab_cpu/read_count.h) counts kernels' reads of one buffer exactly, leaves the buffer
-// as it was, and keeps the verdicts of a launch that goes wrong while counting.
+// as it was, and keeps the verdicts of a launch that goes wrong while counting. (Bytes, several ranges, block
+// samples and lazy memory: test_access_count.cpp.)
 #include <gpulab_cpu/read_count.h>
 
 #include <chrono>
@@ -12,14 +13,7 @@ using gpulab::cpu::count_device_reads;
 using gpulab::cpu::ReadCount;
 using ::testing::HasSubstr;
 
-class ReadCounter : public CpuMode {
- protected:
-  void SetUp() override {
-    CpuMode::SetUp();
-    std::string why;
-    if (!gpulab::cpu::read_counting_supported(&why)) GTEST_SKIP() << why;
-  }
-};
+class ReadCounter : public CountingCpuMode {};
 
 unsigned long long interior(int w, int h) { return w > 2 && h > 2 ? 1ull * (w - 2) * (h - 2) : 0; }
 
@@ -47,6 +41,7 @@ TEST_F(ReadCounter, NaiveStencilReadsFivePerCell) {
     });
     ASSERT_TRUE(c.supported) << c.why;
     EXPECT_EQ(c.reads, 5 * interior(w, h)) << w << "x" << h;
+    EXPECT_EQ(c.bytes_read, 5 * sizeof(float) * interior(w, h)) << w << "x" << h;
     EXPECT_EQ(c.writes, 0u);
     EXPECT_EQ(c.launches, 1u);
     EXPECT_TRUE(c.why.empty()) << c.why;
@@ -110,6 +105,8 @@ TEST_F(ReadCounter, WritesIntoTheInputAreCountedAndHappen) {
   ReadCount c = count_device_reads(in.get(), 0, [&] { ASSERT_EQ(rc_writes_input(in.get(), n), cudaSuccess); });
   EXPECT_EQ(c.reads, unsigned(n));
   EXPECT_EQ(c.writes, unsigned(n));
+  EXPECT_EQ(c.bytes_read, n * sizeof(float));
+  EXPECT_EQ(c.bytes_written, n * sizeof(float));
   auto after = in.download();
   for (int i = 0; i < n; ++i) ASSERT_EQ(after[i], hin[i] + 1.0f) << i;
 }

@@ -7,6 +7,7 @@
 #include <limits>
 #include <random>
 #include <vector>
+#include <gpulab_cpu/read_count.h>
 #include "kernels.h"
 
 #define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call << ": " << gpulab::cpu::last_error_detail()
@@ -56,6 +57,17 @@ class CpuMode : public ::testing::Test {
  protected:
   void SetUp() override { gpulab::cpu::set_scheduling_seed(1); }
   void TearDown() override { cudaDeviceReset(); }
+};
+
+// The fixture of a test that counts device accesses (gpulab_cpu/read_count.h): skipped, saying why, where this
+// build or machine cannot count (no Capstone, not x86-64 Linux).
+class CountingCpuMode : public CpuMode {
+ protected:
+  void SetUp() override {
+    CpuMode::SetUp();
+    std::string why;
+    if (!gpulab::cpu::read_counting_supported(&why)) GTEST_SKIP() << why;
+  }
 };
 
 inline const float kCoef7[7] = {0.5f, 0.11f, 0.13f, 0.07f, 0.17f, 0.03f, 0.19f};

@@ -1,17 +1,23 @@
-// How often a student's kernels read an input buffer, counted exactly: what a technique check needs to see
-// use rather than bytes (a shared tile that is written and never read from is no tile).
+// How often a student's kernels read and write device buffers, counted exactly: what a technique check needs
+// to see use rather than bytes (a shared tile that is written and never read from is no tile), on the launch
+// that is timed too (a sample of its blocks, on lazily filled buffers of the timed size).
 //
-// Available in the CPU-mode grader on x86-64 Linux (CPU execution mode protects the buffer's pages and
-// counts each access; see grader/cpu/include/gpulab_cpu/read_count.h). Elsewhere `available` is false and
-// `why` says why; tests that use it skip with GPULAB_REQUIRE_READ_COUNTER(). Such tests are marked
+// Available in the CPU-mode grader on x86-64 Linux with Capstone (CPU execution mode protects the buffers'
+// pages and counts each access; see grader/cpu/include/gpulab_cpu/read_count.h). Elsewhere `available` is
+// false and `why` says why; tests that use it skip with GPULAB_REQUIRE_READ_COUNTER(). Such tests are marked
 // "run_in": "cpu" in lab.json, so gpulab-grade runs them with the CPU-mode grader on a GPU machine too.
+//
+// Compare bytes (or elements), not instructions: the host compiler merges loads (a pixel's three channel
+// loads may be two instructions, or one) where nvcc does not, so `reads` depends on the compiler.
 #pragma once
 
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace gpulab {
 
@@ -20,6 +26,8 @@ struct ReadCount {
     std::string why;                          // why nothing was counted, or what spoiled the count
     unsigned long long reads = 0;             // load instructions of the kernels that touched the range
     unsigned long long writes = 0;            // their stores into the range (a kernel writing its input)
+    unsigned long long bytes_read = 0;        // bytes those loads read inside the range
+    unsigned long long bytes_written = 0;     // bytes those stores wrote inside the range
     unsigned long long host_bytes_read = 0;   // bytes cudaMemcpy* copied out of the range meanwhile
     unsigned long long launches = 0;          // kernel launches while work() ran
 };
@@ -28,8 +36,86 @@ struct ReadCount {
 bool read_counting_available(std::string* why = nullptr);
 
 // Runs work() (any number of launches) and counts the reads of [begin, begin + bytes) of a device buffer
-// by the kernels it launches. A vector load counts once. Exceptions from work() propagate.
+// by the kernels it launches (bytes 0: to the buffer's end). Exceptions from work() propagate.
 ReadCount count_device_reads(const void* begin, std::size_t bytes, const std::function<void()>& work);
+
+// ---- several ranges at once, reads and writes, and a sample of the blocks of each launch ----
+struct CountedRange {
+    const void* begin = nullptr;  // inside a device buffer (cudaMalloc'ed, or a LazyDeviceBuffer)
+    std::size_t bytes = 0;        // 0: to the end of that buffer
+};
+
+struct RangeCount {
+    unsigned long long loads = 0;            // load instructions that read inside the range
+    unsigned long long stores = 0;           // store instructions that wrote inside it
+    unsigned long long bytes_read = 0;       // their bytes inside the range (an access straddling its edge
+    unsigned long long bytes_written = 0;    //   counts only the bytes inside)
+    unsigned long long host_bytes_read = 0;  // bytes cudaMemcpy* copied out of the range
+};
+
+// Each launch runs only `count` of its blocks: every corner block of the grid, one block on each edge (and
+// face), random interior blocks drawn from `seed`; a grid of no more than `count` blocks runs whole.
+struct BlockSample {
+    unsigned long long count = 32;
+    unsigned long long seed = 1;
+};
+
+struct CountedLaunch {
+    std::string kernel;  // its name at the launch site
+    dim3 grid, block;
+    unsigned long long grid_blocks = 0;
+    bool sampled = false;  // only a sample of its blocks ran
+    // The blocks that ran (ascending linear index) and what each did to each range, at(i, range). Empty for a
+    // launch of more than 65536 blocks that was not sampled.
+    std::vector<dim3> blocks;
+    std::vector<RangeCount> block_counts;  // blocks.size() x ranges, block by block
+    std::size_t range_count = 0;
+    const RangeCount& at(std::size_t block_index, std::size_t range) const {
+        return block_counts[block_index * range_count + range];
+    }
+};
+
+struct AccessCount {
+    bool available = false;
+    std::string why;                  // why nothing was counted, or what spoiled the count
+    std::vector<RangeCount> ranges;   // one per CountedRange, in order
+    unsigned long long launches = 0;
+    unsigned long long blocks_run = 0;
+    std::vector<CountedLaunch> counted_launches;  // one per launch, in order
+};
+
+// Runs work() and counts what the kernels it launches read and wrote in each range; with `sample`, every
+// launch runs only the sampled blocks (the rest of the grid does nothing: a grader checks the sampled
+// blocks' output only). Exceptions from work() propagate.
+AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const std::function<void()>& work,
+                                  const BlockSample* sample = nullptr);
+
+// A device buffer of the timed size whose memory costs nothing until it is touched, for counting a sample of
+// the timed launch's blocks. `fill(dst, offset, len)` writes the values of bytes [offset, offset + len) of the
+// buffer to dst; without one the buffer holds the word 0xFFFADBAD (CPU execution mode's fresh memory).
+//   CPU execution mode: gpulab::cpu::malloc_lazy: each page is filled at its first access (by a kernel, a
+//     copy, or host code), inside the SIGSEGV handler: the filler must only compute and write its values.
+//   GPU: a plain cudaMalloc, filled at once through a 64 MiB host buffer by the filler (costs the whole
+//     size, on the GPU and in time; counting is CPU-only, so the GPU grader needs these only to share code).
+class LazyDeviceBuffer {
+public:
+    using Filler = std::function<void(void* dst, std::size_t offset, std::size_t len)>;
+    explicit LazyDeviceBuffer(std::size_t bytes, Filler fill = nullptr);
+    ~LazyDeviceBuffer();
+    LazyDeviceBuffer(const LazyDeviceBuffer&) = delete;
+    LazyDeviceBuffer& operator=(const LazyDeviceBuffer&) = delete;
+
+    void* data() const { return ptr_; }
+    template <class T>
+    T* as() const { return static_cast<T*>(ptr_); }
+    std::size_t bytes() const { return bytes_; }
+    bool lazy() const;                  // true in CPU execution mode
+    std::size_t touched_bytes() const;  // what it costs so far: filled pages (CPU mode), bytes() on a GPU
+
+private:
+    void* ptr_ = nullptr;
+    std::size_t bytes_ = 0;
+};
 
 // How a tiled kernel's reads per output compare with the naive stencil's `naive` (its number of
 // neighbours): about as many (the naive kernel in the tiled slot), more (a tile copied, then the

@@ -1,37 +1,111 @@
-// Counting how often kernels read one device buffer (CPU execution mode only; for graders, not student code).
+// Counting the device-memory accesses of kernels (CPU execution mode only; for graders, not student code).
 //
 // A technique check must see what a kernel does, not what it declares: a tiled stencil that copies a tile into
 // shared memory and then reads every neighbour from global memory anyway has the tile's bytes but not its use.
-// count_device_reads() runs `work` (any number of launches, of any kernels) and counts exactly the load
-// instructions with which CUDA threads read [begin, begin + bytes) of a cudaMalloc buffer: the buffer's pages
-// are PROT_NONE for the duration, every access faults once, is counted, and is single-stepped with the page
-// readable. The grid runs on one worker thread while counting (mprotect is process-wide). A vector load of
-// several elements counts once; a store into the range is counted as a write, and still happens.
+// count_device_accesses() runs `work` (any number of launches, of any kernels) and counts exactly the load and
+// store instructions with which CUDA threads touch each of several ranges of device buffers, and the bytes
+// they read and write there: the ranges' pages are PROT_NONE for the duration, every access faults once, the
+// faulting instruction is decoded (Capstone) for the address and size of its memory operands, counted, and
+// single-stepped with the page open. Bytes, not instructions, are what a check should compare: the host
+// compiler merges loads differently from nvcc (three adjacent byte loads may become one 4-byte load).
+// The grid runs on one worker thread while counting (mprotect is process-wide).
 //
-// Cost: a few microseconds per counted access (two signals, two mprotect calls). Needs x86-64 Linux (the trap
-// flag); elsewhere `supported` is false and `why` says so.
+// With a BlockSample, each launch runs only a deterministic sample of its blocks (corners, some edge and face
+// blocks, random interior ones), so that the launch a grader times (its own grid and arguments) can be counted
+// too; with lazy device memory (lazy_memory.h) the blocks that do not run cost nothing either.
+//
+// Cost: a few microseconds per counted access (two signals, two mprotect calls, a cached decode). Needs
+// x86-64 Linux (the trap flag) and Capstone (Debian: libcapstone-dev); elsewhere `supported` is false and
+// `why` says so.
 #pragma once
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <vector>
+#include "types.h"
 
 namespace gpulab::cpu {
 
-struct ReadCount {
-  bool supported = false;                   // false: nothing was counted (see why); work() did not run
-  std::string why;                          // why counting is unavailable, or what spoiled the count
-  unsigned long long reads = 0;             // load instructions of CUDA threads that touched the range
-  unsigned long long writes = 0;            // store instructions of CUDA threads into the range
-  unsigned long long host_bytes_read = 0;   // bytes runtime calls (cudaMemcpy*) copied out of the range
-  unsigned long long launches = 0;          // kernel launches while work() ran
+// One counted range: [begin, begin + bytes) inside a live device buffer (cudaMalloc or malloc_lazy);
+// bytes 0: to the end of that buffer. Ranges may lie in different buffers, or overlap (each counts for itself).
+struct CountedRange {
+  const void* begin = nullptr;
+  size_t bytes = 0;
+};
+
+// What CUDA threads (and runtime copies) did to one range.
+struct RangeCount {
+  unsigned long long loads = 0;            // instructions that read inside the range (a read-modify-write
+  unsigned long long stores = 0;           //   counts as a load and a store), and those that wrote there
+  unsigned long long bytes_read = 0;       // bytes of those accesses inside the range (an access straddling
+  unsigned long long bytes_written = 0;    //   its edge counts only its bytes inside)
+  unsigned long long host_bytes_read = 0;  // bytes runtime calls (cudaMemcpy*) copied out of the range
+};
+
+// Each launch of a count runs only a sample of its blocks: every corner block of the grid (2^d for the d
+// dimensions with more than one block), one block on each edge (and, in 3D, each face) that is no corner,
+// then random interior blocks, up to `count` blocks in all; all blocks when the grid has no more than
+// `count`. Deterministic: the same grid and seed give the same blocks (see sample_blocks()).
+struct BlockSample {
+  unsigned long long count = 32;
+  unsigned long long seed = 1;
+};
+
+// One launch that ran while counting.
+struct LaunchBlocks {
+  std::string kernel;                    // as written at the launch site
+  dim3 grid, block;
+  unsigned long long grid_blocks = 0;    // blocks in the grid
+  bool sampled = false;                  // only a sample of the grid's blocks ran
+  // The blocks that started, in the order they ran (ascending linear index), and what each did to each
+  // range: block_counts[i * ranges + r]. Both stay empty for a launch of more than kMaxRecordedBlocks blocks
+  // that was not sampled (its totals are still counted). A launch that failed stops early: only the blocks
+  // that started are listed.
+  std::vector<uint3> blocks;
+  std::vector<RangeCount> block_counts;
+  size_t range_count = 0;  // ranges of the count
+  const RangeCount& at(size_t block_index, size_t range) const { return block_counts[block_index * range_count + range]; }
+};
+constexpr unsigned long long kMaxRecordedBlocks = 1ull << 16;
+
+struct AccessCount {
+  bool supported = false;  // false: nothing was counted (see why); work() did not run
+  std::string why;         // why counting is unavailable, or what spoiled the count
+  std::vector<RangeCount> ranges;  // one per CountedRange, in their order
+  unsigned long long launches = 0;       // kernel launches while work() ran
+  unsigned long long blocks_run = 0;     // blocks that ran, over all launches
+  std::vector<LaunchBlocks> launch_blocks;  // one per launch, in order
+  // Accesses whose instruction could not be decoded (counted as 1 byte at the faulting address; `why` says
+  // how many). 0 on every kernel the course's compilers produce so far.
+  unsigned long long undecoded = 0;
 };
 
 // Whether this build and machine can count; fills *why when not.
 bool read_counting_supported(std::string* why = nullptr);
 
-// Runs work() and counts the reads of [begin, begin + bytes) by kernels it launches. `begin` must point into a
-// live cudaMalloc buffer (bytes 0: to its end). Exceptions from work() propagate after the buffer is restored.
-// Not reentrant; call from the thread that launches the kernels.
+// Runs work() and counts the accesses of kernels it launches to each range. With `sample`, every launch runs
+// only the sampled blocks. Exceptions from work() propagate after the buffers are restored. Not reentrant;
+// call from the thread that launches the kernels. A buffer freed during the count stops the count there.
+AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const std::function<void()>& work,
+                                  const BlockSample* sample = nullptr);
+
+// The blocks a BlockSample runs of `grid` (ascending linear indices x + gx * (y + gy * z)).
+std::vector<unsigned long long> sample_blocks(dim3 grid, const BlockSample& sample);
+
+// ---- the one-range form the labs' read counts were written against ----
+struct ReadCount {
+  bool supported = false;                   // false: nothing was counted (see why); work() did not run
+  std::string why;                          // why counting is unavailable, or what spoiled the count
+  unsigned long long reads = 0;             // load instructions of CUDA threads that touched the range
+  unsigned long long writes = 0;            // store instructions of CUDA threads into the range
+  unsigned long long bytes_read = 0;        // bytes those loads read inside the range
+  unsigned long long bytes_written = 0;     // bytes those stores wrote inside the range
+  unsigned long long host_bytes_read = 0;   // bytes runtime calls (cudaMemcpy*) copied out of the range
+  unsigned long long launches = 0;          // kernel launches while work() ran
+};
+
+// count_device_accesses() on one range, every block: [begin, begin + bytes) of a live device buffer
+// (bytes 0: to its end).
 ReadCount count_device_reads(const void* begin, size_t bytes, const std::function<void()>& work);
 
 }  // namespace gpulab::cpu

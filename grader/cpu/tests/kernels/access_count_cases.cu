@@ -1,0 +1,63 @@
+// Kernels whose accesses the access counter counts in bytes (test_access_count.cpp).
+#include "access_count_cases.h"
+
+#include <cstring>
+
+struct Rgb {
+  unsigned char r, g, b;
+};
+
+__global__ void ac_copy_rgb_kernel(const unsigned char* in, unsigned char* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) reinterpret_cast<Rgb*>(out)[i] = reinterpret_cast<const Rgb*>(in)[i];
+}
+
+__global__ void ac_copy_float4_kernel(const float4* in, float4* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i];
+}
+
+__global__ void ac_load16_at_kernel(const unsigned char* base, const long long* offsets, float4* out, int count) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < count) memcpy(&out[t], base + offsets[t], sizeof(float4));
+}
+
+__global__ void ac_scale_kernel(const float* a, float* b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = 2.0f * a[i];
+}
+
+__global__ void ac_increment_kernel(int* p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] += 1;
+}
+
+__global__ void ac_touch_kernel(const float* in, float* out, const long long* offsets, int count) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < count) out[t] = in[offsets[t]];
+}
+
+cudaError_t ac_copy_rgb(const unsigned char* in, unsigned char* out, int n) {
+  ac_copy_rgb_kernel<<<(n + 127) / 128, 128>>>(in, out, n);
+  return cudaGetLastError();
+}
+cudaError_t ac_copy_float4(const float4* in, float4* out, int n) {
+  ac_copy_float4_kernel<<<(n + 127) / 128, 128>>>(in, out, n);
+  return cudaGetLastError();
+}
+cudaError_t ac_load16_at(const unsigned char* base, const long long* offsets, float4* out, int count) {
+  ac_load16_at_kernel<<<(count + 31) / 32, 32>>>(base, offsets, out, count);
+  return cudaGetLastError();
+}
+cudaError_t ac_scale(const float* a, float* b, int n) {
+  ac_scale_kernel<<<(n + 127) / 128, 128>>>(a, b, n);
+  return cudaGetLastError();
+}
+cudaError_t ac_increment(int* p, int n) {
+  ac_increment_kernel<<<(n + 127) / 128, 128>>>(p, n);
+  return cudaGetLastError();
+}
+cudaError_t ac_touch(const float* in, float* out, const long long* offsets, int count) {
+  ac_touch_kernel<<<(count + 31) / 32, 32>>>(in, out, offsets, count);
+  return cudaGetLastError();
+}

@@ -1,0 +1,17 @@
+// Kernels whose device accesses the access counter must count in bytes (access_count_cases.cu,
+// test_access_count.cpp).
+#pragma once
+#include <cuda_runtime.h>
+
+// Copies n pixels of 3 bytes each as one 3-byte struct (g++ -O2 loads it with a 2-byte and a 1-byte load).
+cudaError_t ac_copy_rgb(const unsigned char* in, unsigned char* out, int n);
+// out[i] = in[i] for n float4s: one 16-byte load and one 16-byte store each.
+cudaError_t ac_copy_float4(const float4* in, float4* out, int n);
+// out[t] = the 16 bytes at base + offsets[t], any alignment (one unaligned 16-byte load each).
+cudaError_t ac_load16_at(const unsigned char* base, const long long* offsets, float4* out, int count);
+// b[i] = 2 * a[i], n floats.
+cudaError_t ac_scale(const float* a, float* b, int n);
+// p[i] += 1, n ints (one read-modify-write instruction each, on x86-64).
+cudaError_t ac_increment(int* p, int n);
+// out[t] = in[offsets[t]] for t < count (a lazy buffer: touches the pages of those elements only).
+cudaError_t ac_touch(const float* in, float* out, const long long* offsets, int count);

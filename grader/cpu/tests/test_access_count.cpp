@@ -1,0 +1,445 @@
+// The access counter (gpulab_cpu/read_count.h) counts bytes, several ranges at once, reads and writes apart,
+// runs a sample of a timed-size launch's blocks, and lazy device memory (gpulab_cpu/lazy_memory.h) costs only
+// the pages that are touched.
+#include <gpulab_cpu/lazy_memory.h>
+#include <gpulab_cpu/read_count.h>
+
+#include <unistd.h>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <tuple>
+#include "access_count_cases.h"
+#include "test_util.h"
+
+namespace {
+using gpulab::cpu::AccessCount;
+using gpulab::cpu::BlockSample;
+using gpulab::cpu::count_device_accesses;
+using gpulab::cpu::LaunchBlocks;
+using gpulab::cpu::LazyUsage;
+using gpulab::cpu::RangeCount;
+using ::testing::HasSubstr;
+
+class AccessCounter : public CountingCpuMode {};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+TEST_F(AccessCounter, ThreeChannelPixelCountsThreeBytes) {
+  const int n = 1000;
+  std::vector<unsigned char> rgb(3 * n);
+  for (int i = 0; i < 3 * n; ++i) rgb[i] = static_cast<unsigned char>(i * 7 + 3);
+  DeviceBuffer<unsigned char> in(rgb.size()), out(rgb.size());
+  CUDA_OK(in.upload(rgb));
+  AccessCount c = count_device_accesses({{in.get(), 0}, {out.get(), 0}}, [&] {
+    ASSERT_EQ(ac_copy_rgb(in.get(), out.get(), n), cudaSuccess);
+  });
+  ASSERT_TRUE(c.supported) << c.why;
+  ASSERT_EQ(c.ranges.size(), 2u);
+  EXPECT_EQ(c.ranges[0].bytes_read, 3ull * n);
+  EXPECT_EQ(c.ranges[0].stores, 0u);
+  EXPECT_EQ(c.ranges[1].bytes_written, 3ull * n);
+  EXPECT_EQ(c.ranges[1].loads, 0u);
+  EXPECT_EQ(c.undecoded, 0u);
+  // The host compiler merged the three channel loads (g++ -O2: a 2-byte and a 1-byte load per pixel), which is
+  // why instructions are no measure.
+  EXPECT_LT(c.ranges[0].loads, 3ull * n);
+  EXPECT_GE(c.ranges[0].loads, 1ull * n);
+  std::printf("[access counter] 3-byte pixels: %.2f load instructions and %.2f bytes per pixel\n",
+              double(c.ranges[0].loads) / n, double(c.ranges[0].bytes_read) / n);
+  EXPECT_EQ(out.download(), rgb);
+}
+
+TEST_F(AccessCounter, Float4LoadCountsSixteenBytes) {
+  const int n = 300;
+  auto h = random_floats(4 * n, 21);
+  DeviceBuffer<float4> in(n), out(n);
+  CUDA_OK(cudaMemcpy(in.get(), h.data(), n * sizeof(float4), cudaMemcpyHostToDevice));
+  AccessCount c = count_device_accesses({{in.get(), 0}, {out.get(), 0}}, [&] {
+    ASSERT_EQ(ac_copy_float4(in.get(), out.get(), n), cudaSuccess);
+  });
+  ASSERT_TRUE(c.supported) << c.why;
+  EXPECT_EQ(c.ranges[0].bytes_read, 16ull * n);
+  EXPECT_EQ(c.ranges[0].loads, 1ull * n);  // one 16-byte load each
+  EXPECT_EQ(c.ranges[1].bytes_written, 16ull * n);
+  EXPECT_EQ(c.ranges[1].stores, 1ull * n);
+  std::vector<float> back(4 * n);
+  CUDA_OK(cudaMemcpy(back.data(), out.get(), n * sizeof(float4), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(back, h);
+}
+
+// A 16-byte load that straddles a range's edge counts only its bytes inside the range: at either end of a
+// range inside a page, across a page boundary where only the second page is counted (the fault is in the
+// middle of the access), and across two counted pages (one access, counted once).
+TEST_F(AccessCounter, VectorLoadStraddlingTheEdgeCountsOnlyTheBytesInside) {
+  const size_t bytes = 4 * 4096;
+  std::vector<unsigned char> h(bytes);
+  for (size_t i = 0; i < bytes; ++i) h[i] = static_cast<unsigned char>(i);
+  DeviceBuffer<unsigned char> buf(bytes);
+  CUDA_OK(buf.upload(h));
+  const auto start = reinterpret_cast<uintptr_t>(buf.get());
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t boundary = ((start + page) & ~(page - 1)) - start;  // offset of the first page boundary inside
+  ASSERT_LT(boundary + page + 32, bytes);
+  DeviceBuffer<long long> offsets(1);
+  DeviceBuffer<float4> out(1);
+  auto count_one = [&](long long offset, size_t range_begin, size_t range_bytes) {
+    EXPECT_EQ(offsets.upload({offset}), cudaSuccess);
+    AccessCount c = count_device_accesses({{buf.get() + range_begin, range_bytes}}, [&] {
+      ASSERT_EQ(ac_load16_at(buf.get(), offsets.get(), out.get(), 1), cudaSuccess);
+    });
+    if (c.ranges.empty()) return RangeCount{};
+    EXPECT_TRUE(c.supported) << c.why;
+    EXPECT_EQ(c.undecoded, 0u);
+    return c.ranges.at(0);
+  };
+  // Range [100, 300): loads at 92 (8 bytes inside), 292 (8 inside), 200 (16), 60 (none).
+  for (auto [offset, inside] : {std::pair{92ll, 8ull}, std::pair{292ll, 8ull}, std::pair{200ll, 16ull}, std::pair{60ll, 0ull}}) {
+    RangeCount r = count_one(offset, 100, 200);
+    EXPECT_EQ(r.bytes_read, inside) << "load at " << offset;
+    EXPECT_EQ(r.loads, inside ? 1u : 0u) << "load at " << offset;
+  }
+  // Range from a page boundary on: a load 4 bytes before it faults on the boundary, 12 of its bytes inside.
+  RangeCount r = count_one(static_cast<long long>(boundary) - 4, boundary, 0);
+  EXPECT_EQ(r.bytes_read, 12u);
+  EXPECT_EQ(r.loads, 1u);
+  // A range over both pages: the access faults twice (one page each) and counts once, 16 bytes.
+  r = count_one(static_cast<long long>(boundary) - 4, 0, 0);
+  EXPECT_EQ(r.bytes_read, 16u);
+  EXPECT_EQ(r.loads, 1u);
+}
+
+TEST_F(AccessCounter, ReadsAndWritesOfTwoRangesAreCountedApart) {
+  const int n = 2000;
+  auto ha = random_floats(n, 22);
+  DeviceBuffer<float> a(n), b(n);
+  CUDA_OK(a.upload(ha));
+  std::vector<float> host(n);
+  AccessCount c = count_device_accesses({{a.get(), 0}, {b.get(), 0}, {a.get(), n / 2 * sizeof(float)}}, [&] {
+    ASSERT_EQ(ac_scale(a.get(), b.get(), n), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(host.data(), b.get(), n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  });
+  ASSERT_TRUE(c.supported) << c.why;
+  const RangeCount &ra = c.ranges[0], &rb = c.ranges[1], &half = c.ranges[2];
+  EXPECT_EQ(ra.loads, 1ull * n);
+  EXPECT_EQ(ra.bytes_read, 4ull * n);
+  EXPECT_EQ(ra.stores, 0u);
+  EXPECT_EQ(ra.bytes_written, 0u);
+  EXPECT_EQ(ra.host_bytes_read, 0u);
+  EXPECT_EQ(rb.loads, 0u);
+  EXPECT_EQ(rb.stores, 1ull * n);
+  EXPECT_EQ(rb.bytes_written, 4ull * n);
+  EXPECT_EQ(rb.host_bytes_read, 4ull * n);  // the copy out, not a kernel's read
+  EXPECT_EQ(half.loads, 1ull * n / 2);       // the first half of a's buffer: overlapping ranges count apart
+  EXPECT_EQ(half.bytes_read, 2ull * n);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(host[i], 2.0f * ha[i]) << i;
+
+  // A read-modify-write instruction (add [mem], 1) is a load and a store.
+  DeviceBuffer<int> p(n);
+  CUDA_OK(cudaMemset(p.get(), 0, n * sizeof(int)));
+  AccessCount rmw = count_device_accesses({{p.get(), 0}}, [&] { ASSERT_EQ(ac_increment(p.get(), n), cudaSuccess); });
+  EXPECT_EQ(rmw.ranges[0].loads, 1ull * n);
+  EXPECT_EQ(rmw.ranges[0].stores, 1ull * n);
+  EXPECT_EQ(rmw.ranges[0].bytes_read, 4ull * n);
+  EXPECT_EQ(rmw.ranges[0].bytes_written, 4ull * n);
+  std::vector<int> after(n);
+  CUDA_OK(cudaMemcpy(after.data(), p.get(), n * sizeof(int), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(after, std::vector<int>(n, 1));
+}
+
+TEST_F(AccessCounter, NotADeviceBuffer) {
+  DeviceBuffer<float> a(10);
+  std::vector<float> host(10);
+  AccessCount c = count_device_accesses({{a.get(), 0}, {host.data(), 0}}, [] {});
+  EXPECT_FALSE(c.supported);
+  EXPECT_THAT(c.why, HasSubstr("range 1"));
+  EXPECT_THAT(c.why, HasSubstr("not inside a live cudaMalloc buffer"));
+}
+
+// ---- block samples ----
+using Place = std::tuple<bool, bool, bool, bool>;  // at the left, right, bottom, top edge
+const Place kInterior{false, false, false, false};
+Place block_class(uint3 b, dim3 g) { return {b.x == 0, b.x == g.x - 1, b.y == 0, b.y == g.y - 1}; }
+
+class BlockSampling : public CpuMode {};  // needs no counting (no Capstone)
+
+TEST_F(BlockSampling, HasCornersEdgesAndInterior) {
+  using gpulab::cpu::sample_blocks;
+  auto coords = [](unsigned long long l, dim3 g) {
+    return std::tuple<unsigned, unsigned, unsigned>(l % g.x, (l / g.x) % g.y, l / (1ull * g.x * g.y));
+  };
+  // 2D: 4 corners, a block on each of the 4 edges, 24 interior blocks.
+  const dim3 g2(256, 1024);
+  auto s = sample_blocks(g2, BlockSample{32, 7});
+  ASSERT_EQ(s.size(), 32u);
+  EXPECT_TRUE(std::is_sorted(s.begin(), s.end()));
+  EXPECT_EQ(std::set<unsigned long long>(s.begin(), s.end()).size(), 32u);
+  std::map<Place, int> classes;
+  for (auto l : s) {
+    auto [x, y, z] = coords(l, g2);
+    EXPECT_EQ(z, 0u);
+    classes[block_class(uint3{x, y, z}, g2)]++;
+  }
+  for (auto corner : {std::tuple{true, false, true, false}, std::tuple{false, true, true, false},
+                      std::tuple{true, false, false, true}, std::tuple{false, true, false, true}})
+    EXPECT_EQ(classes[corner], 1);
+  for (auto edge : {std::tuple{true, false, false, false}, std::tuple{false, true, false, false},
+                    std::tuple{false, false, true, false}, std::tuple{false, false, false, true}})
+    EXPECT_GE(classes[edge], 1);
+  EXPECT_EQ(classes[kInterior], 32 - 8);
+  // Deterministic per seed; another seed, other interior blocks.
+  EXPECT_EQ(sample_blocks(g2, BlockSample{32, 7}), s);
+  EXPECT_NE(sample_blocks(g2, BlockSample{32, 8}), s);
+  // 3D: 8 corners, 12 edges, 6 faces, then the interior.
+  const dim3 g3(16, 16, 64);
+  auto s3 = sample_blocks(g3, BlockSample{32, 1});
+  ASSERT_EQ(s3.size(), 32u);
+  int corners = 0, edges = 0, faces = 0, inner = 0;
+  for (auto l : s3) {
+    auto [x, y, z] = coords(l, g3);
+    const int pinned = (x == 0 || x == g3.x - 1) + (y == 0 || y == g3.y - 1) + (z == 0 || z == g3.z - 1);
+    (pinned == 3 ? corners : pinned == 2 ? edges : pinned == 1 ? faces : inner)++;
+  }
+  EXPECT_EQ(corners, 8);
+  EXPECT_EQ(edges, 12);
+  EXPECT_EQ(faces, 6);
+  EXPECT_EQ(inner, 6);
+  // A sample smaller than the corners keeps corners only; a grid no larger than the sample runs whole.
+  auto few = sample_blocks(g3, BlockSample{5, 1});
+  EXPECT_EQ(few.size(), 5u);
+  EXPECT_EQ(sample_blocks(dim3(4, 8), BlockSample{32, 1}).size(), 32u);
+  EXPECT_EQ(sample_blocks(dim3(3, 3), BlockSample{32, 1}).size(), 9u);
+  // 1D, and a thin grid whose interior is too small for the sample.
+  auto s1 = sample_blocks(dim3(1 << 20), BlockSample{32, 3});
+  EXPECT_EQ(s1.size(), 32u);
+  EXPECT_EQ(s1.front(), 0u);
+  EXPECT_EQ(s1.back(), (1u << 20) - 1);
+  EXPECT_EQ(sample_blocks(dim3(2, 40), BlockSample{32, 3}).size(), 32u);
+}
+
+// The input values the lazy buffers below fill in: a function of the element's index.
+float value_at(size_t i) { return 0.5f + 0.001f * static_cast<float>(i % 1009); }
+void fill_values(void* dst, size_t offset, size_t len) {
+  float* f = static_cast<float*>(dst);
+  for (size_t k = 0; k < len / sizeof(float); ++k) f[k] = value_at(offset / sizeof(float) + k);
+}
+
+// The 5-point stencil of read_count_cases.cu (32x8 blocks) at 8192 x 8192 (lab 02's timed size), 32 sampled
+// blocks, on lazy buffers of 256 MiB each: only the sampled blocks run, corners included; what each did matches
+// the block in the same place of a full run on a 160 x 40 grid; the cells they wrote are right; the buffers
+// cost the pages those blocks touched.
+TEST_F(AccessCounter, SampledLaunchAtTheTimedSize) {
+  const int w = 8192, h = 8192;
+  const size_t bytes = size_t(w) * h * sizeof(float);
+  void *in = nullptr, *out = nullptr;
+  CUDA_OK(gpulab::cpu::malloc_lazy(&in, bytes, fill_values));
+  CUDA_OK(gpulab::cpu::malloc_lazy(&out, bytes));
+  const BlockSample sample{32, 20261128};
+  const auto t0 = std::chrono::steady_clock::now();
+  AccessCount c = count_device_accesses({{in, 0}, {out, 0}}, [&] {
+    ASSERT_EQ(rc_naive(static_cast<const float*>(in), static_cast<float*>(out), w, h), cudaSuccess);
+  }, &sample);
+  const double counted = seconds_since(t0);
+  ASSERT_TRUE(c.supported) << c.why;
+  ASSERT_EQ(c.launch_blocks.size(), 1u);
+  const LaunchBlocks& l = c.launch_blocks[0];
+  const dim3 g = l.grid;
+  EXPECT_EQ(l.kernel, "rc_naive_kernel");
+  EXPECT_EQ(g.x, 256u);
+  EXPECT_EQ(g.y, 1024u);
+  EXPECT_EQ(l.grid_blocks, 256ull * 1024);
+  EXPECT_TRUE(l.sampled);
+  ASSERT_EQ(l.blocks.size(), 32u);
+  EXPECT_EQ(c.blocks_run, 32u);
+  auto want = gpulab::cpu::sample_blocks(g, sample);
+  for (size_t i = 0; i < 32; ++i) EXPECT_EQ(l.blocks[i].x + 1ull * g.x * l.blocks[i].y, want[i]);
+  std::set<std::pair<unsigned, unsigned>> ran;
+  for (uint3 b : l.blocks) ran.insert({b.x, b.y});
+  for (auto corner : {std::pair{0u, 0u}, std::pair{255u, 0u}, std::pair{0u, 1023u}, std::pair{255u, 1023u}})
+    EXPECT_TRUE(ran.count(corner)) << corner.first << "," << corner.second;
+
+  // A full run on a small grid: what the block in each place (corner, edge, interior) does.
+  const int sw = 160, sh = 40;
+  auto hin = std::vector<float>(size_t(sw) * sh);
+  for (size_t i = 0; i < hin.size(); ++i) hin[i] = value_at(i);
+  DeviceBuffer<float> sin(hin.size()), sout(hin.size());
+  CUDA_OK(sin.upload(hin));
+  AccessCount full = count_device_accesses({{sin.get(), 0}, {sout.get(), 0}}, [&] {
+    ASSERT_EQ(rc_naive(sin.get(), sout.get(), sw, sh), cudaSuccess);
+  });
+  ASSERT_EQ(full.launch_blocks.size(), 1u);
+  const LaunchBlocks& f = full.launch_blocks[0];
+  EXPECT_FALSE(f.sampled);
+  ASSERT_EQ(f.blocks.size(), 25u);
+  std::map<Place, std::pair<RangeCount, RangeCount>> by_place;
+  for (size_t i = 0; i < f.blocks.size(); ++i) by_place[block_class(f.blocks[i], f.grid)] = {f.at(i, 0), f.at(i, 1)};
+  RangeCount sum_in, sum_out;
+  for (size_t i = 0; i < l.blocks.size(); ++i) {
+    auto it = by_place.find(block_class(l.blocks[i], g));
+    ASSERT_NE(it, by_place.end());
+    const RangeCount &a = l.at(i, 0), &b = it->second.first;
+    EXPECT_EQ(a.loads, b.loads) << "block " << l.blocks[i].x << "," << l.blocks[i].y;
+    EXPECT_EQ(a.bytes_read, b.bytes_read);
+    EXPECT_EQ(l.at(i, 1).stores, it->second.second.stores);
+    EXPECT_EQ(l.at(i, 1).bytes_written, it->second.second.bytes_written);
+    sum_in.loads += a.loads;
+    sum_in.bytes_read += a.bytes_read;
+    sum_out.bytes_written += l.at(i, 1).bytes_written;
+  }
+  EXPECT_EQ(c.ranges[0].loads, sum_in.loads);
+  EXPECT_EQ(c.ranges[0].bytes_read, sum_in.bytes_read);
+  EXPECT_EQ(c.ranges[1].bytes_written, sum_out.bytes_written);
+  EXPECT_EQ(by_place[kInterior].first.bytes_read, 5ull * 4 * 32 * 8);
+
+  // An interior sampled block's cells are right; the buffers cost only what the sample touched.
+  const uint3 b = *std::find_if(l.blocks.begin(), l.blocks.end(), [&](uint3 q) {
+    return block_class(q, g) == kInterior;
+  });
+  const int x0 = b.x * 32, y0 = b.y * 8;
+  for (int y = y0; y < y0 + 8; ++y) {
+    std::vector<float> row(32);
+    CUDA_OK(cudaMemcpy(row.data(), static_cast<float*>(out) + size_t(y) * w + x0, 32 * sizeof(float),
+                       cudaMemcpyDeviceToHost));
+    for (int x = x0; x < x0 + 32; ++x) {
+      const size_t i = size_t(y) * w + x;
+      const float want_v = 0.5f * value_at(i) + 0.1f * value_at(i - 1) + 0.2f * value_at(i + 1) +
+                           0.05f * value_at(i - w) + 0.15f * value_at(i + w);
+      ASSERT_FLOAT_EQ(row[x - x0], want_v) << x << "," << y;
+    }
+  }
+  LazyUsage uin, uout;
+  ASSERT_TRUE(gpulab::cpu::lazy_usage(in, &uin));
+  ASSERT_TRUE(gpulab::cpu::lazy_usage(out, &uout));
+  EXPECT_EQ(uin.size, bytes);
+  EXPECT_LT(uin.touched_bytes, 4u << 20);
+  EXPECT_LT(uout.touched_bytes, 4u << 20);
+  std::printf("[access counter] %dx%d 5-point stencil, %zu of %llu blocks counted in %.3f s (%llu loads, %llu "
+              "stores); lazy buffers touched: %zu KiB in, %zu KiB out of %zu MiB each\n",
+              w, h, l.blocks.size(), l.grid_blocks, counted, c.ranges[0].loads, c.ranges[1].stores,
+              uin.touched_bytes >> 10, uout.touched_bytes >> 10, bytes >> 20);
+  RecordProperty("sampled_count_seconds", std::to_string(counted));
+  CUDA_OK(cudaFree(in));
+  CUDA_OK(cudaFree(out));
+}
+
+// ---- lazy device memory ----
+size_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  size_t pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+class LazyMemory : public CpuMode {};
+
+TEST_F(LazyMemory, TwoGibibytesTouchedInAFewPagesCostAFewPages) {
+  const size_t n = (size_t(2) << 30) / sizeof(float);
+  std::vector<long long> where = {0, 1, 1 << 20, 123456789, (long long)n / 2, (long long)n - 1};
+  DeviceBuffer<long long> offsets(where.size());
+  DeviceBuffer<float> out(where.size());
+  CUDA_OK(offsets.upload(where));
+  CUDA_OK(ac_touch(out.get(), out.get(), offsets.get(), 1));  // a first launch: the worker's stacks exist now
+  const size_t rss0 = resident_bytes();
+  const auto t0 = std::chrono::steady_clock::now();
+  void* p = nullptr;
+  CUDA_OK(gpulab::cpu::malloc_lazy(&p, n * sizeof(float), fill_values));
+  CUDA_OK(ac_touch(static_cast<const float*>(p), out.get(), offsets.get(), static_cast<int>(where.size())));
+  auto got = out.download();
+  const double took = seconds_since(t0);
+  const size_t rss1 = resident_bytes();
+  for (size_t i = 0; i < where.size(); ++i) EXPECT_EQ(got[i], value_at(where[i])) << where[i];
+  LazyUsage u;
+  ASSERT_TRUE(gpulab::cpu::lazy_usage(p, &u));
+  EXPECT_EQ(u.touched_pages, 5u);  // elements 0 and 1 share a page
+  // A fill-state bitmap (2 bits per page: 128 KiB here) and the touched pages.
+  EXPECT_LT(rss1 - std::min(rss0, rss1), size_t(1) << 20);
+  EXPECT_LT(took, 1.0);
+  std::printf("[lazy memory] 2 GiB lazy buffer, 6 elements read by a kernel: %zu pages filled, RSS +%zu KiB, "
+              "%.4f s\n", u.touched_pages, (rss1 - std::min(rss0, rss1)) >> 10, took);
+  CUDA_OK(cudaFree(p));
+  EXPECT_FALSE(gpulab::cpu::lazy_usage(p, &u));
+}
+
+TEST_F(LazyMemory, BehavesLikeADeviceBuffer) {
+  // No filler: the fresh-memory word of cudaMalloc buffers, wherever the first touch is.
+  const int n = 3000;  // not a multiple of the page: the buffer starts inside its first page
+  void* p = nullptr;
+  CUDA_OK(gpulab::cpu::malloc_lazy(&p, n * sizeof(float)));
+  std::vector<uint32_t> words(n);
+  CUDA_OK(cudaMemcpy(words.data(), p, n * sizeof(float), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(words[i], 0xFFFADBADu) << i;
+  // Host code may touch it directly, as the grader's code may touch any device buffer in CPU mode.
+  float* f = static_cast<float*>(p);
+  f[7] = 3.0f;
+  EXPECT_EQ(f[7], 3.0f);
+  // Copies in, kernels, and the guard page after the end.
+  auto h = random_floats(n, 23);
+  CUDA_OK(cudaMemcpy(p, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  DeviceBuffer<float> out(n);
+  CUDA_OK(rc_writes_input(f, n));
+  std::vector<float> back(n);
+  CUDA_OK(cudaMemcpy(back.data(), p, n * sizeof(float), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(back[i], h[i] + 1.0f) << i;
+  CUDA_OK(cudaFree(p));
+
+  // A kernel that reads one element past the end of a lazy buffer: an illegal address, as with cudaMalloc.
+  const int m = 1024;
+  CUDA_OK(gpulab::cpu::malloc_lazy(&p, m * sizeof(float), fill_values));
+  rc_reads_past_end(static_cast<const float*>(p), out.get(), m);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+  EXPECT_THAT(gpulab::cpu::last_error_detail(), HasSubstr("read past the end of a device buffer"));
+  EXPECT_EQ(cudaDeviceReset(), cudaSuccess);  // frees the lazy buffer too
+  EXPECT_FALSE(gpulab::cpu::lazy_usage(p, nullptr));
+}
+
+// Every worker thread fills the pages its blocks touch first; blocks on different workers share pages (8 blocks
+// of 128 floats to a page), so two may fault on one page at once: one fills it, the other waits.
+TEST_F(LazyMemory, WorkersFillPagesConcurrently) {
+  const int n = 1 << 18;  // 256 pages
+  for (int round = 0; round < 3; ++round) {
+    void* p = nullptr;
+    CUDA_OK(gpulab::cpu::malloc_lazy(&p, n * sizeof(float), fill_values));
+    CUDA_OK(rc_writes_input(static_cast<float*>(p), n));
+    std::vector<float> got(n);
+    CUDA_OK(cudaMemcpy(got.data(), p, n * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; ++i) ASSERT_EQ(got[i], value_at(i) + 1.0f) << i;
+    LazyUsage u;
+    ASSERT_TRUE(gpulab::cpu::lazy_usage(p, &u));
+    EXPECT_EQ(u.touched_pages, n * sizeof(float) / static_cast<size_t>(sysconf(_SC_PAGESIZE)));
+    CUDA_OK(cudaFree(p));
+  }
+}
+
+// A counted range in lazy memory: each page is filled at its first access and stays closed, and the access
+// is counted as in any buffer; so are the runtime copies that fill pages during the count.
+TEST_F(AccessCounter, LazyPagesAreCountedAsTheyFill) {
+  const int w = 1100, h = 6;  // about 6 pages a row
+  void *in = nullptr, *out = nullptr;
+  CUDA_OK(gpulab::cpu::malloc_lazy(&in, size_t(w) * h * sizeof(float), fill_values));
+  CUDA_OK(gpulab::cpu::malloc_lazy(&out, size_t(w) * h * sizeof(float)));
+  std::vector<float> first_row(w);
+  AccessCount c = count_device_accesses({{in, 0}, {out, 0}}, [&] {
+    ASSERT_EQ(rc_naive(static_cast<const float*>(in), static_cast<float*>(out), w, h), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(first_row.data(), in, w * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  });
+  ASSERT_TRUE(c.supported) << c.why;
+  const unsigned long long interior = 1ull * (w - 2) * (h - 2);
+  EXPECT_EQ(c.ranges[0].loads, 5 * interior);
+  EXPECT_EQ(c.ranges[0].bytes_read, 20 * interior);
+  EXPECT_EQ(c.ranges[0].host_bytes_read, w * sizeof(float));
+  EXPECT_EQ(c.ranges[1].stores, interior);
+  for (int x = 0; x < w; ++x) ASSERT_EQ(first_row[x], value_at(x));
+  std::vector<float> got(size_t(w) * h);
+  CUDA_OK(cudaMemcpy(got.data(), out, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  const size_t i = size_t(3) * w + 17;
+  EXPECT_FLOAT_EQ(got[i], 0.5f * value_at(i) + 0.1f * value_at(i - 1) + 0.2f * value_at(i + 1) +
+                              0.05f * value_at(i - w) + 0.15f * value_at(i + w));
+  CUDA_OK(cudaFree(in));
+  CUDA_OK(cudaFree(out));
+}
+}  // namespace

@@ -146,6 +146,7 @@ public:
             else
                 properties[key] = value;
         }
+        if (result.Failed()) add_cpu_mode_reason();
         const char* verdict = result.Skipped() ? "skipped" : (result.Failed() ? "failed" : "passed");
         const double ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started_).count();
@@ -156,6 +157,21 @@ public:
     }
 
 private:
+    // A failed test that left the context unusable in CPU execution mode: the runtime's reason for stopping
+    // the kernel (which thread wrote past which array, which barrier diverged) must reach the student also
+    // where the student's own code turned the error into an exception in its own words ("kernel launch
+    // failed: an illegal memory access was encountered") and no grader check added it (cpu_mode_reason).
+    void add_cpu_mode_reason() {
+#ifdef GPULAB_CPU_MODE
+        if (!is_sticky_cuda_error(cudaDeviceSynchronize())) return;
+        const std::string detail = gpulab::cpu::last_error_detail();
+        if (detail.empty()) return;
+        for (const auto& m : messages_)
+            if (m.is_string() && m.get<std::string>().find(detail) != std::string::npos) return;
+        messages_.push_back("CPU execution mode stopped a kernel: " + detail + ".");
+#endif
+    }
+
     // After an illegal address or a crashed kernel every later CUDA call fails too; a fresh process
     // gives the remaining tests a clean context.
     static void exit_if_context_lost(const std::string& name) {

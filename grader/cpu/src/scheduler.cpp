@@ -150,6 +150,8 @@ std::string describe_fault(Worker& w, const LaunchJob& job, cudaError_t& code) {
                   "GPULAB_CPU_STACK_KB)",
                   who.c_str(), w.stacks.size() >> 10);
   }
+  std::string shared = w.shared.describe_fault(addr, who, access);  // past a static __shared__ array
+  if (!shared.empty()) return shared;
   auto a = reinterpret_cast<uintptr_t>(addr), e = reinterpret_cast<uintptr_t>(w.dyn_end);
   if (a >= e && a < e + kPage)
     return format("%s %s %zu bytes past the end of the dynamic shared memory (%zu bytes requested at launch)", who.c_str(),
@@ -208,7 +210,10 @@ bool run_block(Worker& w, LaunchJob& job, unsigned long long linear) {
   tc.grid_dim = g;
   tc.dynamic_shared = w.dyn_end - ((job.shmem + 15) / 16 * 16);
   tc.block_epoch = ++w.epoch;
-  if (job.shmem) std::memset(tc.dynamic_shared, 0xFF, job.shmem);
+  if (job.shmem) {
+    CountPause open_counted_pages;  // shared_memory.h: the runtime's own accesses to shared pages
+    std::memset(tc.dynamic_shared, 0xFF, job.shmem);
+  }
   w.block_linear = linear;
   w.job = &job;
   w.pending_error = cudaSuccess;
@@ -238,6 +243,11 @@ bool run_block(Worker& w, LaunchJob& job, unsigned long long linear) {
   bool ok = schedule(w, job);
   w.in_block = 0;
   tc.slot = nullptr;
+  std::string padding;
+  if (ok && !w.shared.check_padding(job, padding)) {  // a write just before a static __shared__ array
+    job.record(cudaErrorIllegalAddress, padding);
+    ok = false;
+  }
   return ok;
 }
 
@@ -280,19 +290,5 @@ void device_trap(const char* what, const char* file, int line) {
   abort_cuda_thread(cudaErrorLaunchFailure, format("%s called at %s:%d in %s", what, file, line, who.c_str()));
 }
 
-void poison_shared(void* p, size_t n) {
-  std::memset(p, 0xFF, n);
-  // Called once per array per block: the block's static shared memory, for the launch observer.
-  Worker* w = this_worker_if_any();
-  if (!w || !w->job) return;
-  if (w->shared_epoch != gpulab_cpu_tls.block_epoch) {
-    w->shared_epoch = gpulab_cpu_tls.block_epoch;
-    w->shared_bytes = 0;
-  }
-  w->shared_bytes += n;
-  size_t seen = w->job->static_shared.load();
-  while (w->shared_bytes > seen && !w->job->static_shared.compare_exchange_weak(seen, w->shared_bytes)) {
-  }
-}
 unsigned char* dynamic_shared_memory() { return gpulab_cpu_tls.dynamic_shared; }
 }  // namespace gpulab::cpu

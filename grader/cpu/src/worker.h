@@ -10,6 +10,7 @@
 #include <vector>
 #include <boost/context/fiber.hpp>
 #include "internal.h"
+#include "shared_arena.h"
 
 namespace gpulab::cpu {
 namespace ctx = boost::context;
@@ -104,6 +105,8 @@ struct Worker {
   volatile int fault_signal = 0;
   cudaError_t pending_error = cudaSuccess;  // set by an abort from inside a CUDA thread
   std::string pending_msg;
+  // Static __shared__ declarations of the functions this worker ran (shared_arena.cpp).
+  SharedArena shared{*this};
 };
 
 // The calling thread's worker (created on first use).

@@ -9,8 +9,10 @@
 //     and, where k is a kernel template of this file (`template <...> __global__ ... k(`), whose template
 //     arguments the launch's arguments deduce as in a call:
 //       -> ::gpulab::cpu::make_launcher("k", __FILE__, __LINE__, [](auto... a) { k(a...); }, g, b, ...)(args)
-//   * static `__shared__ T a[N];`  -> per-worker `static thread_local` storage, poisoned (0xFF) by the first
-//       thread of every block that reaches it (GPULAB_SHARED_POISON), or at block start for file scope
+//   * static `__shared__ T a[N];` in a function -> `typedef T a_gpulab_shared_t_[N];` and a reference `a` to the
+//       worker's slot for this declaration in its guarded shared arena (one element past the end faults and is
+//       reported as such), poisoned (0xFF) by the first thread of every block that reaches it (device.h);
+//       at file scope -> per-worker `static thread_local` storage, poisoned at every block start
 //   * `extern __shared__ T a[];`   -> `T* const a` pointing at the block's dynamic shared buffer
 //   * inline PTX `asm(...)`         -> a static_assert naming the construct (unsupported)
 // `__global__`, `__device__`, `__constant__`, `__host__`... are macros of the CPU runtime headers.
@@ -361,46 +363,80 @@ class Rewriter {
       edits_.push_back({b, end - b, repl + newlines_in(b, end)});
       return;
     }
-    // Static shared: same declaration, per-worker storage, plus poisoning per declared name.
-    edits_.push_back({t_[s].pos, 0, has_static ? "thread_local " : "static thread_local "});
-    edits_.push_back({t_[i].pos, t_[i].len, ""});
-    std::string after;
-    for (const std::string& name : declarator_names(s, e)) {
+    const auto too_big = [](const std::string& name, const std::string& type) {
       // ptxas refuses a kernel with more than 48 KB of static shared memory: CPU mode must not accept what a
       // GPU build rejects (checked per array; the GPU's limit is per kernel).
-      after += " static_assert(sizeof(" + name + ") <= 48 * 1024, \"__shared__ " + name +
-               " is larger than 48 KB: static shared memory is limited to 48 KB per block (a GPU build fails with "
-               "'ptxas error: uses too much shared data'); use a smaller tile\");";
-      if (file_scope)
-        after += " static ::gpulab::cpu::SharedRegistrar " + name + "_gpulab_reg_([]() { return ::gpulab::cpu::SharedRegion{(void*)&" +
-                 name + ", sizeof(" + name + ")}; });";
-      else
-        after += " GPULAB_SHARED_POISON(" + name + ")";
+      return " static_assert(sizeof(" + type + ") <= 48 * 1024, \"__shared__ " + name +
+             " is larger than 48 KB: static shared memory is limited to 48 KB per block (a GPU build fails with "
+             "'ptxas error: uses too much shared data'); use a smaller tile\");";
+    };
+    if (file_scope) {
+      // File scope: same declaration, per-worker thread_local storage, poisoned at every block start.
+      edits_.push_back({t_[s].pos, 0, has_static ? "thread_local " : "static thread_local "});
+      edits_.push_back({t_[i].pos, t_[i].len, ""});
+      std::string after;
+      for (const auto& d : declarators(s, e))
+        after += too_big(d.first, d.first) + " static ::gpulab::cpu::SharedRegistrar " + d.first +
+                 "_gpulab_reg_([]() { return ::gpulab::cpu::SharedRegion{(void*)&" + d.first + ", sizeof(" + d.first +
+                 ")}; });";
+      edits_.push_back({t_[e].pos + 1, 0, after});
+      return;
+    }
+    // In a function: the declaration becomes a typedef of each declarator's type (the same tokens, names
+    // renamed), and each name a per-worker reference to this worker's slot for it in the guarded shared arena
+    // (gpulab_cpu/device.h, shared_memory.h); the slot is poisoned by the first thread of every block that
+    // gets here. All on the declaration's own line.
+    const auto decls = declarators(s, e);
+    if (decls.empty()) die(file_, src_, t_[i].pos, "cannot find the name declared by this __shared__ declaration");
+    edits_.push_back({t_[s].pos, 0, "typedef "});
+    for (size_t k = s; k < e; ++k) {
+      if (is(k, "static") || is(k, "__shared__")) {
+        edits_.push_back({t_[k].pos, t_[k].len, ""});
+      } else if (is(k, "alignas") && is(k + 1, "(")) {
+        // A typedef takes no alignas: the GNU attribute does the same (align_of<> accepts a type or a value).
+        const size_t close = match(k + 1, "(", ")", 1);
+        const size_t b = t_[k].pos, end = t_[close].pos + 1;
+        edits_.push_back({b, end - b,
+                          "__attribute__((aligned(::gpulab::cpu::align_of<" + text(k + 2, close - 1) + ">())))" +
+                              newlines_in(b, end)});
+        k = close;
+      }
+    }
+    std::string after;
+    for (const auto& [name, idx] : decls) {
+      const std::string type = name + "_gpulab_shared_t_", site = name + "_gpulab_site_";
+      edits_.push_back({t_[idx].pos, t_[idx].len, type});
+      // The reference has static storage, like the __shared__ variable it stands for: a lambda uses it
+      // without capturing it (a local reference would be captured, and [=] would copy the array). Bound once
+      // per worker; the statement before it poisons the slot once per block.
+      after += too_big(name, type) + " static ::gpulab::cpu::SharedSite " + site + "{GPULAB_SHARED_SITE(" + type +
+               ", " + name + ")}; (void)::gpulab::cpu::shared_slot(" + site + "); static thread_local " + type + "& " +
+               name + " = *(" + type + "*)::gpulab::cpu::shared_slot(" + site + ");";
     }
     edits_.push_back({t_[e].pos + 1, 0, after});
   }
 
-  // Names declared by the declaration [s, e): for each top-level comma-separated declarator, the last
-  // identifier before its first '[', '=' or '{'.
-  std::vector<std::string> declarator_names(size_t s, size_t e) const {
-    std::vector<std::string> names;
-    std::string last;
-    bool done = false;
+  // Names declared by the declaration [s, e), with the index of each name's token: for each top-level
+  // comma-separated declarator, the last identifier before its first '[', '=' or '{'.
+  std::vector<std::pair<std::string, size_t>> declarators(size_t s, size_t e) const {
+    std::vector<std::pair<std::string, size_t>> names;
+    size_t last = 0;
+    bool have = false, done = false;
     int depth = 0;
     for (size_t k = s; k <= e; ++k) {
       const Token& tk = t_[k];
       if (tk.kind == Token::Punct) {
         if (depth == 0 && (tk.text == "," || tk.text == ";")) {
-          if (!last.empty()) names.push_back(last);
-          last.clear();
-          done = false;
+          if (have) names.emplace_back(t_[last].text, last);
+          have = done = false;
           continue;
         }
         if (depth == 0 && (tk.text == "[" || tk.text == "=" || tk.text == "{")) done = true;
         if (tk.text == "(" || tk.text == "[" || tk.text == "{") ++depth;
         if (tk.text == ")" || tk.text == "]" || tk.text == "}") --depth;
       } else if (tk.kind == Token::Ident && depth == 0 && !done && tk.text != "__shared__") {
-        last = tk.text;
+        last = k;
+        have = true;
       }
     }
     return names;

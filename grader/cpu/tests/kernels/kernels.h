@@ -3,6 +3,7 @@
 // launch(es), like a lab's launch function.
 #pragma once
 #include <cuda_runtime.h>
+#include <cstdint>
 
 cudaError_t stencil1d_tiled(const float* in, float* out, int n, float cl, float cc, float cr);
 cudaError_t stencil1d_dynamic(const float* in, float* out, int n, float cl, float cc, float cr, int block,
@@ -44,3 +45,14 @@ cudaError_t fill_off_by_one(float* out, int n);
 cudaError_t divergent_barrier(float* out);  // 2 x 64 floats
 cudaError_t skipped_barrier(float* out);    // 2 x 64 floats
 cudaError_t device_assert_negative(const float* in, int n);
+
+// Static __shared__ arrays in the guarded arena (kernels/shared_arena_cases.cu).
+cudaError_t shared_two_arrays(float* out, uintptr_t* addr, int blocks);  // out: blocks x 64; addr: 5 words
+cudaError_t shared_other_kernel(float* out);                           // 32 floats
+cudaError_t shared_reverse(float* out, int n);                         // n = 16 or 48
+cudaError_t shared_lambdas(float* out);                                // 32 floats
+// ... and accesses outside them (bad/shared_overrun.cu).
+cudaError_t shared_corner_halo(const float* in, float* out, int n);  // in/out: 256 floats
+cudaError_t shared_read_past_end(float* out);                        // 4 x 64 floats
+cudaError_t shared_write_before_start(float* out);                   // 4 x 64 floats
+cudaError_t shared_first_of_two(float* out);                         // 2 x 32 floats

@@ -15,6 +15,9 @@
 //       at file scope -> per-worker `static thread_local` storage, poisoned at every block start
 //   * `extern __shared__ T a[];`   -> `T* const a` pointing at the block's dynamic shared buffer
 //   * inline PTX `asm(...)`         -> a static_assert naming the construct (unsupported)
+//   * `__CUDA_ARCH__` in the body of a __global__ or __device__ function -> GPULAB_CPU_CUDA_ARCH (900), as nvcc's
+//       device pass sees it; anywhere else (a __host__ __device__ function, file scope, host code, a #define)
+//       the build fails with a message saying why (rewrite_cuda_arch)
 // `__global__`, `__device__`, `__constant__`, `__host__`... are macros of the CPU runtime headers.
 // This is a token-level rewriter, not a parser: it skips comments, string/char literals and (except for
 // launches inside #define) preprocessor directives, and tracks braces to tell file scope from function scope.
@@ -160,9 +163,12 @@ class Rewriter {
   std::string run() {
     compute_scopes();
     find_kernel_templates();
+    find_device_bodies();
     for (size_t i = 0; i < t_.size(); ++i) {
       const Token& tk = t_[i];
-      if (tk.kind == Token::Punct && tk.text == "<<<") {
+      if (tk.kind == Token::Ident && tk.text == "__CUDA_ARCH__") {
+        rewrite_cuda_arch(i);
+      } else if (tk.kind == Token::Punct && tk.text == "<<<") {
         rewrite_launch(i);
       } else if (tk.kind == Token::Ident && !tk.directive && tk.text == "__shared__") {
         rewrite_shared(i);
@@ -247,6 +253,106 @@ class Rewriter {
       }
       if (!name.empty()) kernel_templates_.push_back(name);
     }
+  }
+
+  // The bodies of functions (and lambdas) declared __global__ or __device__: [open brace, close brace], and
+  // whether the declaration says __host__ too (nvcc compiles those twice, once per side).
+  struct DeviceBody {
+    size_t open, close;
+    bool host_too;
+  };
+
+  void find_device_bodies() {
+    const size_t n = t_.size(), none = static_cast<size_t>(-1);
+    for (size_t i = 0; i < n; ++i) {
+      if (t_[i].directive || t_[i].kind != Token::Ident || (t_[i].text != "__global__" && t_[i].text != "__device__"))
+        continue;
+      // The parameter list: the first '(' that does not open an attribute or a sizeof-like group. A ';', '=',
+      // '{' or '}' first: a variable (`__device__ int x = f(1);`), not a function.
+      size_t k = i + 1;
+      bool function = false;
+      for (; k < n; ++k) {
+        if (t_[k].directive) continue;
+        if (is(k, ";") || is(k, "=") || is(k, "{") || is(k, "}")) break;
+        if (!is(k, "(")) continue;
+        static const char* groups[] = {"__launch_bounds__", "__align__", "alignas", "__attribute__", "decltype",
+                                       "sizeof", "alignof", "__declspec", "operator"};
+        bool group = false;
+        for (const char* g : groups) group = group || is(k - 1, g);
+        if (group) {
+          k = match(k, "(", ")", 1);
+          continue;
+        }
+        function = true;
+        break;
+      }
+      if (!function) continue;
+      // After the parameters: qualifiers, a trailing return type, a constructor's initialisers, then the body.
+      size_t m = match(k, "(", ")", 1) + 1;
+      bool initialisers = false;
+      for (; m < n; ++m) {
+        if (t_[m].directive) continue;
+        if (is(m, ";") || is(m, "=") || is(m, "}")) {
+          m = none;
+          break;
+        }
+        if (is(m, "(")) {
+          m = match(m, "(", ")", 1);
+        } else if (is(m, "[")) {
+          m = match(m, "[", "]", 1);
+        } else if (is(m, ":")) {
+          initialisers = true;
+        } else if (is(m, "{")) {
+          if (initialisers && (t_[m - 1].kind == Token::Ident || is(m - 1, ">"))) {
+            m = match(m, "{", "}", 1);  // a member's brace initialiser
+            continue;
+          }
+          break;
+        }
+      }
+      if (m == none || m >= n) continue;
+      bool host = false;
+      for (size_t j = statement_begin(i); j < k; ++j) host = host || (!t_[j].directive && is(j, "__host__"));
+      device_bodies_.push_back({m, match(m, "{", "}", 1), host});
+    }
+  }
+
+  // `__CUDA_ARCH__` (issue 34): device code must see it as nvcc's device pass does, or be refused. Inside the
+  // body of a __global__ or __device__-only function it becomes GPULAB_CPU_CUDA_ARCH (900 unless the build
+  // says otherwise: Hopper, the course's GPUs), in directives and code alike. Anywhere else CPU execution
+  // mode cannot give nvcc's answer, because it compiles each function once where nvcc compiles twice:
+  //   * in a __host__ __device__ function, nvcc's device pass sees it defined and its host pass does not,
+  //     and the one CPU-mode copy serves both callers;
+  //   * at file scope or in host code, whatever it guards (macros, whole functions) is one thing in the
+  //     device pass and another in the host pass, and CPU mode has only one;
+  //   * a macro defined from it (`#define ARCH __CUDA_ARCH__`) takes the value of wherever it is used.
+  // Those fail the build here with a message naming the construct; headers this tool never sees are caught
+  // by the `#pragma GCC poison __CUDA_ARCH__` of gpulab_cpu/prelude.h.
+  void rewrite_cuda_arch(size_t i) {
+    if (t_[i].directive) {
+      size_t d = i;
+      while (d > 0 && t_[d - 1].directive && t_[d - 1].kind != Token::DirectiveEnd) --d;
+      if (is(d + 1, "define") || is(d + 1, "undef"))
+        die(file_, src_, t_[i].pos,
+            "gpulab CPU execution mode: a macro defined or undefined with __CUDA_ARCH__ is not supported (its value "
+            "would depend on where it is used); test __CUDA_ARCH__ directly inside a __global__ or __device__ "
+            "function's body");
+    }
+    const DeviceBody* inner = nullptr;
+    for (const DeviceBody& b : device_bodies_)
+      if (b.open < i && i < b.close && (!inner || b.open > inner->open)) inner = &b;
+    if (!inner)
+      die(file_, src_, t_[i].pos,
+          "gpulab CPU execution mode: __CUDA_ARCH__ outside the body of a __global__ or __device__ function is not "
+          "supported: nvcc's device pass sees it defined and its host pass does not, so the code it guards would be "
+          "one thing on the GPU and another in CPU execution mode, which compiles it once; test it only inside a "
+          "kernel's or a __device__ function's body");
+    if (inner->host_too)
+      die(file_, src_, t_[i].pos,
+          "gpulab CPU execution mode: __CUDA_ARCH__ in a __host__ __device__ function is not supported: nvcc "
+          "compiles such a function twice (with __CUDA_ARCH__ for the GPU, without it for the host), CPU execution "
+          "mode once for both callers; move the device side into a __device__ function");
+    edits_.push_back({t_[i].pos, t_[i].len, "GPULAB_CPU_CUDA_ARCH"});
   }
 
   bool is_kernel_template(const std::string& name) const {
@@ -473,6 +579,7 @@ class Rewriter {
   std::vector<bool> file_scope_;
   std::vector<Edit> edits_;
   std::vector<std::string> kernel_templates_;
+  std::vector<DeviceBody> device_bodies_;
 };
 
 std::string escape_path(const std::string& p) {

@@ -5,6 +5,12 @@
 #include <type_traits>
 #include "types.h"
 
+// What `__CUDA_ARCH__` reads as inside __global__ and __device__ function bodies (gpulab-cu2cpp rewrites it to
+// this): nvcc's device pass for sm_90 (H100, H200), the course's GPUs.
+#ifndef GPULAB_CPU_CUDA_ARCH
+#define GPULAB_CPU_CUDA_ARCH 900
+#endif
+
 // ---- qualifiers: kernels and device functions are ordinary C++ functions on the CPU ----
 #define __global__
 #define __device__

@@ -56,3 +56,6 @@ cudaError_t shared_corner_halo(const float* in, float* out, int n);  // in/out: 
 cudaError_t shared_read_past_end(float* out);                        // 4 x 64 floats
 cudaError_t shared_write_before_start(float* out);                   // 4 x 64 floats
 cudaError_t shared_first_of_two(float* out);                         // 2 x 32 floats
+
+// __CUDA_ARCH__ as device code sees it (kernels/cuda_arch_cases.cu): 4 ints.
+cudaError_t cuda_arch_values(int* out);

@@ -21,6 +21,11 @@ std::vector<std::function<std::vector<GeometryCheck>()>>& pending() {
     return makers;
 }
 
+std::vector<GeometryCheck>& registered() {
+    static std::vector<GeometryCheck> checks;
+    return checks;
+}
+
 // CPU execution mode cannot afford the timed sizes' buffers, and a dry run never touches them: a page each.
 constexpr std::size_t kCpuBufferBytes = 4096;
 // A dry run of a launch function takes microseconds; one that multiplies 4096^3 on the host takes minutes. Three
@@ -79,12 +84,20 @@ void register_geometry_checks() {
             continue;  // a broken config fails the tests that read it; these are left out
         }
         for (GeometryCheck& check : checks) {
+            registered().push_back(check);
             const std::string suite = "TimedSizes/" + check.suite, name = check.test + "/" + check.instance + "_geometry";
             testing::RegisterTest(suite.c_str(), name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
                                   [check]() -> testing::Test* { return new GeometryTest(check); });
         }
     }
     pending().clear();
+}
+
+std::vector<GeometryCheck> timed_launches(const std::string& suite) {
+    std::vector<GeometryCheck> out;
+    for (const GeometryCheck& check : registered())
+        if (suite.empty() || check.suite == suite) out.push_back(check);
+    return out;
 }
 
 std::vector<RecordedLaunch> dry_run(const std::function<void()>& launch) {

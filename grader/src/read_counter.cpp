@@ -50,7 +50,7 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
     AccessCount result;
 #ifdef GPULAB_CPU_MODE
     std::vector<gpulab::cpu::CountedRange> cpu_ranges;
-    for (const CountedRange& r : ranges) cpu_ranges.push_back(gpulab::cpu::CountedRange{r.begin, r.bytes});
+    for (const CountedRange& r : ranges) cpu_ranges.push_back(gpulab::cpu::CountedRange{r.begin, r.bytes, r.page_every, r.page_seed});
     gpulab::cpu::BlockSample cpu_sample;
     if (sample) cpu_sample = gpulab::cpu::BlockSample{sample->count, sample->seed};
     gpulab::cpu::AccessCount c = gpulab::cpu::count_device_accesses(cpu_ranges, work, sample ? &cpu_sample : nullptr);

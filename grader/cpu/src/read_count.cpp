@@ -379,7 +379,17 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
     if (bytes == 0 || bytes > size - offset) bytes = size - offset;
     const auto lo = reinterpret_cast<uintptr_t>(ranges[r].begin);
     spans.push_back(Span{lo, lo + bytes});
-    prot.push_back(Span{lo & ~(kPageSize - 1), (lo + bytes + kPageSize - 1) & ~(kPageSize - 1)});
+    const uintptr_t first = lo & ~(kPageSize - 1), end = (lo + bytes + kPageSize - 1) & ~(kPageSize - 1);
+    if (ranges[r].page_every <= 1) {
+      prot.push_back(Span{first, end});
+      continue;
+    }
+    // One page in page_every, by the page's index in its buffer.
+    const auto base = reinterpret_cast<uintptr_t>(start) & ~(kPageSize - 1);
+    for (uintptr_t page = first; page < end; page += kPageSize) {
+      uint64_t h = ranges[r].page_seed ^ ((page - base) / kPageSize);
+      if (splitmix64(h) % ranges[r].page_every == 0) prot.push_back(Span{page, page + kPageSize});
+    }
   }
   if (sample && sample->count == 0) {
     result.why = "count_device_accesses: a block sample of 0 blocks";

@@ -33,6 +33,10 @@ bool add_geometry_checks(std::function<std::vector<GeometryCheck>()> make);
 // Called by the grader's main() after InitGoogleTest: registers every check added so far.
 void register_geometry_checks();
 
+// The timed launches registered so far (after register_geometry_checks), of one suite ("TiledStep") or all
+// (""): what the technique tests count and the GPU profile measures, the launch the speed tests time.
+std::vector<GeometryCheck> timed_launches(const std::string& suite = "");
+
 // Runs `launch` with launches recorded and not run (GPU: the launch entry points return success without
 // launching; CPU execution mode: threads are not started). Returns what it launched.
 std::vector<RecordedLaunch> dry_run(const std::function<void()>& launch);

@@ -43,6 +43,11 @@ ReadCount count_device_reads(const void* begin, std::size_t bytes, const std::fu
 struct CountedRange {
     const void* begin = nullptr;  // inside a device buffer (cudaMalloc'ed, or a LazyDeviceBuffer)
     std::size_t bytes = 0;        // 0: to the end of that buffer
+    // Count one page in page_every (chosen by hashing the page's index in its buffer with page_seed: two buffers
+    // of one layout get the same pages). For a launch whose sampled blocks walk thousands of pages each: a ratio
+    // of two such ranges' counts keeps its expectation, each total is 1/page_every of the whole.
+    unsigned page_every = 1;
+    unsigned long long page_seed = 0;
 };
 
 struct RangeCount {

@@ -28,9 +28,15 @@ namespace gpulab::cpu {
 
 // One counted range: [begin, begin + bytes) inside a live device buffer (cudaMalloc or malloc_lazy);
 // bytes 0: to the end of that buffer. Ranges may lie in different buffers, or overlap (each counts for itself).
+// With page_every > 1 only one page in page_every of the range is counted (chosen by hashing the page's index
+// in its buffer with page_seed, so two buffers of one layout get the same pages): a launch whose sampled blocks
+// each walk thousands of pages (a kernel coarsened along z) is counted on a fraction of them. Ratios of two
+// such ranges' counts (bytes read per byte written) keep their expectation; totals are 1/page_every of it.
 struct CountedRange {
   const void* begin = nullptr;
   size_t bytes = 0;
+  unsigned page_every = 1;
+  unsigned long long page_seed = 0;
 };
 
 // What CUDA threads (and runtime copies) did to one range.

@@ -1,0 +1,64 @@
+// The technique, counted on the launch that is timed. A technique test that counts reads on small grids only can
+// be passed by a launch function that uses the technique where it is counted and something else at the timed
+// size (a mode argument, a switch on the problem size, another kernel). So each technique test also runs the
+// timed launch itself (the lab's registered timed launches: gpulab/launch_geometry.h, the same call, sizes and
+// arguments the speed tests time) in CPU execution mode: its real grid, block and arguments, a sample of its
+// blocks (corners, edges, random interior blocks drawn from the run's seed), on buffers of the timed size that
+// cost nothing where the sample does not touch them (LazyDeviceBuffer), and counts what each buffer gave and got.
+//
+// CPU execution mode only (read_counter.h); the tests using it are "run_in": "cpu".
+#pragma once
+
+#include "gpulab/launch_geometry.h"
+#include "gpulab/launch_recorder.h"
+#include "gpulab/read_counter.h"
+
+#include <string>
+#include <vector>
+
+namespace gpulab {
+
+struct TimedCountOptions {
+    unsigned long long blocks = 32;  // blocks of each launch that run (all when the grid has no more)
+    // Per buffer of the launch (missing: 1): count one page in N. For kernels whose blocks walk thousands of
+    // pages each (coarsened along z, a long K): ratios of such buffers' counts keep their expectation.
+    std::vector<unsigned> page_every;
+};
+
+struct TimedLaunchCount {
+    GeometryCheck launch;                  // what ran: its call, size and buffers
+    AccessCount count;                     // count.ranges: one per buffer, in the launch's buffer order
+    std::vector<RecordedLaunch> launches;  // as recorded: kernel, grid, block, shared memory
+    std::vector<unsigned> page_every;      // per buffer, as counted
+    unsigned long long blocks_run = 0, grid_blocks = 0;  // over all launches
+    std::size_t touched_bytes = 0;         // memory the sample filled, all buffers
+    double seconds = 0;
+
+    // A buffer's bytes read and written by the sampled blocks, scaled back from its counted pages.
+    double bytes_read(std::size_t buffer) const;
+    double bytes_written(std::size_t buffer) const;
+    // "launch_step_tiled at 8192x8192 (32 of its 262144 blocks counted)"
+    std::string describe() const;
+};
+
+// Counts one timed launch (blocks sampled with the run's seed). count.available false: count.why says why.
+// Exceptions from the launch function propagate.
+TimedLaunchCount count_timed_launch(const GeometryCheck& launch, const TimedCountOptions& options = {});
+
+// The configuration a technique is approved on: the kernel of the launch with the most blocks, its block shape
+// and shared memory per block. Every technique test of a kernel and its timed launch must see one.
+struct KernelConfiguration {
+    const void* kernel = nullptr;
+    dim3 block;
+    std::size_t shared_bytes = 0;
+    std::string where;  // "launch_step_tiled(nx=129, ny=65)", the call that launched it
+    bool same_as(const KernelConfiguration& o) const;
+    std::string describe() const;  // "block 32x8x1, 1360 B shared"
+};
+// The main launch (most blocks) of `launches`; kernel null when there is none.
+KernelConfiguration configuration_of(const std::vector<RecordedLaunch>& launches, const std::string& where);
+
+// Fails the current test when `seen` holds two configurations, naming both, where and at which size.
+void expect_one_configuration(const std::vector<KernelConfiguration>& seen, const std::string& launcher);
+
+}  // namespace gpulab

@@ -1,0 +1,123 @@
+#include "gpulab/timed_launch_count.h"
+
+#include "gpulab/cuda_check.h"
+#include "gpulab/grader_test.h"
+#include "gpulab/random.h"
+
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <sstream>
+
+namespace gpulab {
+namespace {
+
+// Timed buffers hold the float 0.5 (the double 0.0078, the bytes 0 0 0 63): a value every kernel computes with
+// at full speed (no NaN, no denormal), so the sample takes the path a real input takes.
+void fill_timed_buffer(void* dst, std::size_t offset, std::size_t len) {
+    const std::uint32_t word = 0x3F000000u;
+    unsigned char w[4];
+    std::memcpy(w, &word, 4);
+    auto* out = static_cast<unsigned char*>(dst);
+    for (std::size_t i = 0; i < len; ++i) out[i] = w[(offset + i) & 3];
+}
+
+}  // namespace
+
+double TimedLaunchCount::bytes_read(std::size_t buffer) const {
+    return double(count.ranges.at(buffer).bytes_read) * page_every.at(buffer);
+}
+
+double TimedLaunchCount::bytes_written(std::size_t buffer) const {
+    return double(count.ranges.at(buffer).bytes_written) * page_every.at(buffer);
+}
+
+std::string TimedLaunchCount::describe() const {
+    std::ostringstream out;
+    out << launch.call << " (" << blocks_run << " of its " << grid_blocks << " blocks counted";
+    bool pages = false;
+    for (unsigned every : page_every) pages |= every > 1;
+    if (pages) out << ", on a sample of the pages";
+    out << ")";
+    return out.str();
+}
+
+TimedLaunchCount count_timed_launch(const GeometryCheck& launch, const TimedCountOptions& options) {
+    TimedLaunchCount result;
+    result.launch = launch;
+    const auto start = std::chrono::steady_clock::now();
+    if (!read_counting_available(&result.count.why)) return result;  // and allocates nothing of the timed size
+    std::vector<std::unique_ptr<LazyDeviceBuffer>> buffers;
+    std::vector<void*> pointers;
+    std::vector<CountedRange> ranges;
+    const std::uint64_t seed = run_seed();
+    for (std::size_t b = 0; b < launch.buffer_bytes.size(); ++b) {
+        buffers.push_back(std::make_unique<LazyDeviceBuffer>(launch.buffer_bytes[b], fill_timed_buffer));
+        pointers.push_back(buffers.back()->data());
+        const unsigned every = b < options.page_every.size() ? std::max(1u, options.page_every[b]) : 1u;
+        result.page_every.push_back(every);
+        ranges.push_back(CountedRange{buffers.back()->data(), 0, every, seed});
+    }
+    const BlockSample sample{options.blocks, seed};
+    {
+        LaunchRecorder recorder;
+        result.count = count_device_accesses(ranges, [&] {
+            launch.launch(pointers);
+            check_student_launch(launch.call);
+        }, &sample);
+        result.launches = recorder.launches();
+    }
+    for (const CountedLaunch& l : result.count.counted_launches) result.grid_blocks += l.grid_blocks;
+    result.blocks_run = result.count.blocks_run;
+    for (const auto& b : buffers) result.touched_bytes += b->touched_bytes();
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+}
+
+bool KernelConfiguration::same_as(const KernelConfiguration& o) const {
+    return kernel == o.kernel && block.x == o.block.x && block.y == o.block.y && block.z == o.block.z &&
+           shared_bytes == o.shared_bytes;
+}
+
+std::string KernelConfiguration::describe() const {
+    std::ostringstream out;
+    out << kernel_name_of(kernel) << ", block " << block.x << "x" << block.y << "x" << block.z << ", " << shared_bytes << " B shared";
+    return out.str();
+}
+
+KernelConfiguration configuration_of(const std::vector<RecordedLaunch>& launches, const std::string& where) {
+    KernelConfiguration c;
+    c.where = where;
+    unsigned long long most = 0;
+    for (const RecordedLaunch& l : launches) {
+        const unsigned long long blocks = 1ull * l.grid.x * l.grid.y * l.grid.z;
+        if (c.kernel && blocks <= most) continue;
+        most = blocks;
+        c.kernel = l.kernel;
+        c.block = l.block;
+        c.shared_bytes = l.shared_bytes();
+    }
+    return c;
+}
+
+void expect_one_configuration(const std::vector<KernelConfiguration>& seen, const std::string& launcher) {
+    const KernelConfiguration* first = nullptr;
+    for (const KernelConfiguration& c : seen) {
+        if (!c.kernel) continue;
+        if (!first) {
+            first = &c;
+            continue;
+        }
+        if (c.same_as(*first)) continue;
+        const std::string kernels = c.kernel == first->kernel ? "the same kernel" : "another kernel";
+        GPULAB_EXPECT(false) << launcher << " runs two configurations: " << first->where << " launched "
+                             << first->describe() << "; " << c.where << " launched " << kernels << " with "
+                             << c.describe()
+                             << ". The technique is judged on one kernel and one launch configuration, at every size "
+                                "it is checked and at the size that is timed: launch the same kernel with the same "
+                                "block and shared memory at every size.";
+        return;
+    }
+}
+
+}  // namespace gpulab

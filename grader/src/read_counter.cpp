@@ -55,7 +55,8 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
     if (sample) cpu_sample = gpulab::cpu::BlockSample{sample->count, sample->seed};
     gpulab::cpu::AccessCount c = gpulab::cpu::count_device_accesses(cpu_ranges, work, sample ? &cpu_sample : nullptr);
     auto convert = [](const gpulab::cpu::RangeCount& r) {
-        return RangeCount{r.loads, r.stores, r.bytes_read, r.bytes_written, r.host_bytes_read};
+        return RangeCount{r.loads,         r.stores,         r.bytes_read,     r.bytes_written, r.host_bytes_read,
+                          r.load_requests, r.load_sectors,   r.store_requests, r.store_sectors};
     };
     result.available = c.supported;
     result.why = c.why;

@@ -22,6 +22,7 @@
 #include <cstring>
 #include <mutex>
 #include <ucontext.h>
+#include <unordered_map>
 #include "access_decode.h"
 #include "worker.h"
 
@@ -63,6 +64,62 @@ struct CountState {
 };
 CountState g;
 std::mutex g_count_mutex;  // one count at a time
+
+// ---- warp requests: the accesses of one instruction by one warp's lanes, the n-th time each lane runs it ----
+struct RequestKey {
+  uintptr_t ip;
+  uint32_t warp, nth;
+  bool operator==(const RequestKey& o) const { return ip == o.ip && warp == o.warp && nth == o.nth; }
+};
+struct RequestKeyHash {
+  size_t operator()(const RequestKey& k) const {
+    uint64_t h = k.ip * 0x9E3779B97F4A7C15ull ^ (uint64_t(k.warp) << 32 | k.nth);
+    return size_t(h ^ (h >> 29));
+  }
+};
+struct Request {
+  std::vector<uint64_t> sectors[2];  // per direction (0 load, 1 store), sorted and distinct at fold time
+  std::vector<uint32_t> ranges;      // the counted ranges it touched
+};
+// The running block's requests, folded into the ranges' totals when the block ends. Grown inside the SIGSEGV
+// handler: the faulting instruction is a CUDA thread's device access, never inside the allocator.
+struct BlockRequests {
+  std::unordered_map<uint64_t, uint32_t> times;  // (lane's thread, ip) -> executions so far
+  std::unordered_map<RequestKey, Request, RequestKeyHash> requests;
+} g_requests;
+
+void note_request(uintptr_t ip, size_t range, const uintptr_t lo, const uintptr_t hi, int dir) {
+  const uint3 t = gpulab_cpu_tls.thread_idx, b = gpulab_cpu_tls.block_dim;
+  const uint32_t linear = t.x + b.x * (t.y + b.y * t.z);
+  // One key per (thread, instruction, range, direction): a lane's n-th execution of an instruction is its n-th
+  // access through it to that range.
+  const uint64_t lane_key = (uint64_t(ip) << 16) ^ (uint64_t(linear) << 3) ^ (uint64_t(range) << 1) ^ uint64_t(dir);
+  const uint32_t nth = g_requests.times[lane_key]++;
+  Request& r = g_requests.requests[RequestKey{ip ^ (uintptr_t(range) << 1) ^ uintptr_t(dir), linear / 32, nth}];
+  for (uint64_t s = lo >> 5; s <= (hi - 1) >> 5; ++s) r.sectors[dir].push_back(s);
+  if (std::find(r.ranges.begin(), r.ranges.end(), uint32_t(range)) == r.ranges.end()) r.ranges.push_back(uint32_t(range));
+}
+
+// Adds the finished block's requests to each range's totals (and the block's own counts).
+void fold_requests() {
+  for (auto& [key, r] : g_requests.requests) {
+    for (int dir = 0; dir < 2; ++dir) {
+      std::vector<uint64_t>& v = r.sectors[dir];
+      if (v.empty()) continue;
+      std::sort(v.begin(), v.end());
+      const auto sectors = static_cast<unsigned long long>(std::unique(v.begin(), v.end()) - v.begin());
+      for (uint32_t range : r.ranges) {
+        for (RangeCount* c : {&g.totals[range], g.block ? &g.block[range] : nullptr}) {
+          if (!c) continue;
+          (dir ? c->store_requests : c->load_requests) += 1;
+          (dir ? c->store_sectors : c->load_sectors) += sectors;
+        }
+      }
+    }
+  }
+  g_requests.times.clear();
+  g_requests.requests.clear();
+}
 struct sigaction g_old_trap;
 
 bool in_prot(uintptr_t a) {
@@ -92,7 +149,7 @@ void reprotect_step_pages() {
 
 // Adds what the instruction at the context's RIP does to the counted ranges (a CUDA thread's access that
 // faulted at `fault`).
-void account(void* uctx, uintptr_t fault, bool fault_write) {
+void account(void* uctx, uintptr_t fault, bool fault_write, uintptr_t ip) {
   MemAccess acc[4];
   int n = decode_accesses(uctx, fault_write, acc, 4);
   bool sane = false;
@@ -113,10 +170,12 @@ void account(void* uctx, uintptr_t fault, bool fault_write) {
       if (acc[i].read) {
         load = true;
         rd += hi - lo;
+        note_request(ip, r, lo, hi, 0);
       }
       if (acc[i].write) {
         store = true;
         wr += hi - lo;
+        note_request(ip, r, lo, hi, 1);
       }
     }
     if (!load && !store) continue;
@@ -189,7 +248,7 @@ bool count_fault(siginfo_t* info, void* uctx) {
   } else {
     reprotect_step_pages();  // a step that never trapped (its kernel faulted elsewhere and was abandoned)
     Worker* w = this_worker_if_any();
-    if (w && w->in_block) account(uctx, a, uc->uc_mcontext.gregs[REG_ERR] & 2);
+    if (w && w->in_block) account(uctx, a, uc->uc_mcontext.gregs[REG_ERR] & 2, ip);
     g.step_pages[0] = page;
     g.nstep = 1;
     g.step_ip = ip;
@@ -270,6 +329,7 @@ void count_launch_begins(const LaunchSite& site, dim3 grid, dim3 block, std::vec
 
 void count_block_begins(unsigned long long linear) {
   if (!g.active || !g.launch) return;
+  fold_requests();  // the previous block's (its counts are still g.block)
   ++g.blocks_run;
   LaunchBlocks& l = *g.launch;
   if (!l.sampled && l.grid_blocks > kMaxRecordedBlocks) {
@@ -284,6 +344,7 @@ void count_block_begins(unsigned long long linear) {
 }
 
 void count_launch_ends() {
+  if (g.active) fold_requests();
   g.block = nullptr;
   g.launch = nullptr;
 }

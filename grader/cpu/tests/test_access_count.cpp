@@ -55,6 +55,26 @@ TEST_F(AccessCounter, ThreeChannelPixelCountsThreeBytes) {
   EXPECT_EQ(out.download(), rgb);
 }
 
+// Requests and sectors as a GPU's memory system sees them: 32 lanes reading neighbouring floats are one request
+// of four 32-byte sectors; with a stride of 8 floats (32 bytes) every lane is a sector of its own.
+TEST_F(AccessCounter, WarpRequestsAndSectors) {
+  const int n = 1024;
+  for (int stride : {1, 2, 8, 32}) {
+    DeviceBuffer<float> in(size_t(n) * stride), out(n);
+    CUDA_OK(in.upload(std::vector<float>(size_t(n) * stride, 1.0f)));
+    AccessCount c = count_device_accesses({{in.get(), 0}, {out.get(), 0}}, [&] {
+      ASSERT_EQ(ac_gather_strided(in.get(), out.get(), n, stride), cudaSuccess);
+    });
+    ASSERT_TRUE(c.supported) << c.why;
+    const unsigned long long warps = n / 32;
+    EXPECT_EQ(c.ranges[0].load_requests, warps) << "stride " << stride;
+    EXPECT_EQ(c.ranges[0].load_sectors, warps * std::min(32, 4 * stride)) << "stride " << stride;
+    EXPECT_EQ(c.ranges[1].store_requests, warps);
+    EXPECT_EQ(c.ranges[1].store_sectors, warps * 4);
+    EXPECT_EQ(c.ranges[0].store_requests, 0u);
+  }
+}
+
 TEST_F(AccessCounter, Float4LoadCountsSixteenBytes) {
   const int n = 300;
   auto h = random_floats(4 * n, 21);

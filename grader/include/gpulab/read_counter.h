@@ -56,6 +56,10 @@ struct RangeCount {
     unsigned long long bytes_read = 0;       // their bytes inside the range (an access straddling its edge
     unsigned long long bytes_written = 0;    //   counts only the bytes inside)
     unsigned long long host_bytes_read = 0;  // bytes cudaMemcpy* copied out of the range
+    // As a GPU's memory system sees them (exact with page_every 1): one request per instruction per warp (32
+    // consecutive threads, x fastest) and the 32-byte sectors it touches; coalesced 4-byte lanes: 4 per request.
+    unsigned long long load_requests = 0, load_sectors = 0;
+    unsigned long long store_requests = 0, store_sectors = 0;
 };
 
 // Each launch runs only `count` of its blocks: every corner block of the grid, one block on each edge (and

@@ -46,6 +46,12 @@ struct RangeCount {
   unsigned long long bytes_read = 0;       // bytes of those accesses inside the range (an access straddling
   unsigned long long bytes_written = 0;    //   its edge counts only its bytes inside)
   unsigned long long host_bytes_read = 0;  // bytes runtime calls (cudaMemcpy*) copied out of the range
+  // The warp-level view a GPU's memory system has (exact where page_every is 1): the accesses of one instruction
+  // by the lanes of one warp (32 consecutive threads of the block, x fastest, as a GPU forms warps), the n-th time
+  // each lane executes it, are one request; a request touches the 32-byte sectors its lanes' bytes lie in.
+  // A fully coalesced 4-byte load of 32 lanes is 1 request of 4 sectors; 32 lanes 128 bytes apart, 32 sectors.
+  unsigned long long load_requests = 0, load_sectors = 0;
+  unsigned long long store_requests = 0, store_sectors = 0;
 };
 
 // Each launch of a count runs only a sample of its blocks: every corner block of the grid (2^d for the d

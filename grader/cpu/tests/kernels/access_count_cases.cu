@@ -61,3 +61,12 @@ cudaError_t ac_touch(const float* in, float* out, const long long* offsets, int 
   ac_touch_kernel<<<(count + 31) / 32, 32>>>(in, out, offsets, count);
   return cudaGetLastError();
 }
+
+__global__ void ac_gather_strided_kernel(const float* in, float* out, int n, int stride) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[(long long)i * stride];
+}
+cudaError_t ac_gather_strided(const float* in, float* out, int n, int stride) {
+  ac_gather_strided_kernel<<<(n + 127) / 128, 128>>>(in, out, n, stride);
+  return cudaGetLastError();
+}

@@ -15,3 +15,5 @@ cudaError_t ac_scale(const float* a, float* b, int n);
 cudaError_t ac_increment(int* p, int n);
 // out[t] = in[offsets[t]] for t < count (a lazy buffer: touches the pages of those elements only).
 cudaError_t ac_touch(const float* in, float* out, const long long* offsets, int count);
+// out[i] = in[i * stride], n floats, 128-thread blocks: a warp's load touches 32 / (8 / stride) sectors.
+cudaError_t ac_gather_strided(const float* in, float* out, int n, int stride);

@@ -46,14 +46,21 @@ ReadCount count_device_reads(const void* begin, std::size_t bytes, const std::fu
 }
 
 AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const std::function<void()>& work,
-                                  const BlockSample* sample) {
+                                  const BlockSample* sample, const SharedCounting* shared) {
     AccessCount result;
 #ifdef GPULAB_CPU_MODE
     std::vector<gpulab::cpu::CountedRange> cpu_ranges;
     for (const CountedRange& r : ranges) cpu_ranges.push_back(gpulab::cpu::CountedRange{r.begin, r.bytes, r.page_every, r.page_seed});
     gpulab::cpu::BlockSample cpu_sample;
     if (sample) cpu_sample = gpulab::cpu::BlockSample{sample->count, sample->seed};
-    gpulab::cpu::AccessCount c = gpulab::cpu::count_device_accesses(cpu_ranges, work, sample ? &cpu_sample : nullptr);
+    gpulab::cpu::CountOptions options;
+    if (shared) options.shared = shared->on, options.shared_faults_per_block = shared->faults_per_block;
+    gpulab::cpu::AccessCount c =
+        gpulab::cpu::count_device_accesses(cpu_ranges, work, sample ? &cpu_sample : nullptr, &options);
+    const gpulab::cpu::SharedCount& sc = c.shared;
+    result.shared = SharedCount{sc.counted,         sc.loads,           sc.stores,          sc.bytes_read,
+                                sc.bytes_written,   sc.load_requests,   sc.load_wavefronts, sc.load_conflicts,
+                                sc.store_requests,  sc.store_wavefronts, sc.store_conflicts, sc.blocks_capped};
     auto convert = [](const gpulab::cpu::RangeCount& r) {
         return RangeCount{r.loads,         r.stores,         r.bytes_read,     r.bytes_written, r.host_bytes_read,
                           r.load_requests, r.load_sectors,   r.store_requests, r.store_sectors};
@@ -79,6 +86,7 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
     (void)ranges;
     (void)work;
     (void)sample;
+    (void)shared;
     read_counting_available(&result.why);
 #endif
     return result;

@@ -61,6 +61,12 @@ struct CountState {
   std::vector<LaunchBlocks> launches;
   LaunchBlocks* launch = nullptr;  // the running launch's record
   unsigned long long blocks_run = 0;
+  // Shared memory (CountOptions::shared): its pages are in `prot` too, and listed here to tell them apart.
+  bool count_shared = false;
+  std::vector<Span> shared;           // sorted
+  unsigned long long shared_budget = 0, shared_left = 0;  // faults per block, and what is left of them
+  bool shared_open = false;           // the block spent its budget: its shared pages stay open until it ends
+  SharedCount shared_totals;
 };
 CountState g;
 std::mutex g_count_mutex;  // one count at a time
@@ -120,6 +126,84 @@ void fold_requests() {
   g_requests.times.clear();
   g_requests.requests.clear();
 }
+
+bool in_shared(uintptr_t a);
+void set_shared_open(bool open);
+
+// ---- shared memory: the 4-byte words each warp request touches, and the banks (word % 32) they fall in ----
+struct SharedRequests {
+  std::unordered_map<uint64_t, uint32_t> times;
+  std::unordered_map<RequestKey, std::vector<uint64_t>, RequestKeyHash> words[2];  // per direction
+} g_shared_requests;
+
+void note_shared_request(uintptr_t ip, uintptr_t lo, uintptr_t hi, int dir) {
+  const uint3 t = gpulab_cpu_tls.thread_idx, b = gpulab_cpu_tls.block_dim;
+  const uint32_t linear = t.x + b.x * (t.y + b.y * t.z);
+  const uint32_t nth = g_shared_requests.times[(uint64_t(ip) << 12) ^ (uint64_t(linear) << 1) ^ uint64_t(dir)]++;
+  std::vector<uint64_t>& words = g_shared_requests.words[dir][RequestKey{ip, linear / 32, nth}];
+  for (uint64_t w = lo >> 2; w <= (hi - 1) >> 2; ++w) words.push_back(w);
+}
+
+// A request's wavefronts: the most distinct words any one bank must deliver (lanes reading one word share it).
+// The fewest it could take is one per 32 distinct words; the rest are bank conflicts.
+void fold_shared_requests() {
+  for (int dir = 0; dir < 2; ++dir) {
+    for (auto& [key, words] : g_shared_requests.words[dir]) {
+      std::sort(words.begin(), words.end());
+      const size_t distinct = size_t(std::unique(words.begin(), words.end()) - words.begin());
+      unsigned per_bank[32] = {};
+      unsigned wavefronts = 0;
+      for (size_t i = 0; i < distinct; ++i) wavefronts = std::max(wavefronts, ++per_bank[words[i] % 32]);
+      const unsigned long long fewest = (distinct + 31) / 32;
+      SharedCount& c = g.shared_totals;
+      (dir ? c.store_requests : c.load_requests) += 1;
+      (dir ? c.store_wavefronts : c.load_wavefronts) += wavefronts;
+      (dir ? c.store_conflicts : c.load_conflicts) += wavefronts - fewest;
+    }
+    g_shared_requests.words[dir].clear();
+  }
+  g_shared_requests.times.clear();
+}
+
+// A shared-memory access of a CUDA thread (the page is one of g.shared).
+void account_shared(const MemAccess* acc, int n, uintptr_t ip) {
+  SharedCount& c = g.shared_totals;
+  bool load = false, store = false;
+  for (int i = 0; i < n; ++i) {
+    if (!in_shared(acc[i].addr)) continue;
+    const uintptr_t lo = acc[i].addr, hi = acc[i].addr + acc[i].size;
+    if (acc[i].read) {
+      load = true;
+      c.bytes_read += hi - lo;
+      note_shared_request(ip, lo, hi, 0);
+    }
+    if (acc[i].write) {
+      store = true;
+      c.bytes_written += hi - lo;
+      note_shared_request(ip, lo, hi, 1);
+    }
+  }
+  c.loads += load;
+  c.stores += store;
+  if (g.shared_left > 0 && --g.shared_left == 0) {
+    ++c.blocks_capped;  // the rest of this block runs with its shared pages open
+    set_shared_open(true);
+  }
+}
+
+// A static __shared__ slot mapped during the count (shared_arena.cpp, before anything is written to it).
+void on_shared_layout(const SharedMemoryRegion& region) {
+  if (!g.active || !g.count_shared) return;
+  const auto lo = reinterpret_cast<uintptr_t>(region.begin);
+  const Span span{lo, lo + region.bytes};
+  g.shared.insert(std::upper_bound(g.shared.begin(), g.shared.end(), span,
+                                   [](const Span& a, const Span& b) { return a.lo < b.lo; }),
+                  span);
+  g.prot.insert(std::upper_bound(g.prot.begin(), g.prot.end(), span,
+                                 [](const Span& a, const Span& b) { return a.lo < b.lo; }),
+                span);
+  if (!g.paused && !g.shared_open) mprotect(region.begin, region.bytes, PROT_NONE);
+}
 struct sigaction g_old_trap;
 
 bool in_prot(uintptr_t a) {
@@ -134,8 +218,21 @@ bool in_prot(uintptr_t a) {
   return lo > 0 && a < s[lo - 1].hi;
 }
 
+bool in_shared(uintptr_t a) {
+  for (const Span& s : g.shared)
+    if (a >= s.lo && a < s.hi) return true;
+  return false;
+}
+
 void protect_all() {
-  for (const Span& s : g.prot) mprotect(reinterpret_cast<void*>(s.lo), s.hi - s.lo, PROT_NONE);
+  for (const Span& s : g.prot)
+    if (!(g.shared_open && in_shared(s.lo))) mprotect(reinterpret_cast<void*>(s.lo), s.hi - s.lo, PROT_NONE);
+}
+
+void set_shared_open(bool open) {
+  g.shared_open = open;
+  for (const Span& s : g.shared)
+    mprotect(reinterpret_cast<void*>(s.lo), s.hi - s.lo, open ? PROT_READ | PROT_WRITE : PROT_NONE);
 }
 void open_all() {
   for (const Span& s : g.prot) open_device_pages(s.lo, s.hi);
@@ -143,7 +240,8 @@ void open_all() {
 
 void reprotect_step_pages() {
   for (int i = 0; i < g.nstep; ++i)
-    if (g.active && !g.paused) mprotect(reinterpret_cast<void*>(g.step_pages[i]), kPageSize, PROT_NONE);
+    if (g.active && !g.paused && !(g.shared_open && in_shared(g.step_pages[i])))
+      mprotect(reinterpret_cast<void*>(g.step_pages[i]), kPageSize, PROT_NONE);
   g.nstep = 0;
 }
 
@@ -158,6 +256,10 @@ void account(void* uctx, uintptr_t fault, bool fault_write, uintptr_t ip) {
     ++g.undecoded;
     n = 1;
     acc[0] = MemAccess{fault, 1, !fault_write, fault_write};
+  }
+  if (in_shared(fault)) {
+    account_shared(acc, n, ip);
+    return;
   }
   const size_t nr = g.ranges.size();
   for (size_t r = 0; r < nr; ++r) {
@@ -330,6 +432,12 @@ void count_launch_begins(const LaunchSite& site, dim3 grid, dim3 block, std::vec
 void count_block_begins(unsigned long long linear) {
   if (!g.active || !g.launch) return;
   fold_requests();  // the previous block's (its counts are still g.block)
+  if (g.count_shared) {
+    fold_shared_requests();
+    g.shared_left = g.shared_budget;
+    if (g.shared_open && !g.paused) set_shared_open(false);
+    g.shared_open = false;
+  }
   ++g.blocks_run;
   LaunchBlocks& l = *g.launch;
   if (!l.sampled && l.grid_blocks > kMaxRecordedBlocks) {
@@ -345,6 +453,7 @@ void count_block_begins(unsigned long long linear) {
 
 void count_launch_ends() {
   if (g.active) fold_requests();
+  if (g.active && g.count_shared) fold_shared_requests();
   g.block = nullptr;
   g.launch = nullptr;
 }
@@ -422,7 +531,7 @@ bool read_counting_supported(std::string* why) {
 }
 
 AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const std::function<void()>& work,
-                                  const BlockSample* sample) {
+                                  const BlockSample* sample, const CountOptions* options) {
   AccessCount result;
   if (!read_counting_supported(&result.why)) return result;
   std::lock_guard<std::mutex> one_at_a_time(g_count_mutex);
@@ -480,6 +589,27 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
   g.launches.clear();
   g.launch = nullptr;
   g.blocks_run = 0;
+  // Shared memory: the pages of this worker's static slots and dynamic buffer (every launch runs on this thread
+  // while counting); slots mapped later come through on_shared_layout.
+  g.count_shared = options && options->shared;
+  g.shared.clear();
+  g.shared_totals = SharedCount{};
+  g.shared_totals.counted = g.count_shared;
+  g.shared_budget = g.shared_left = options ? options->shared_faults_per_block : 0;
+  g.shared_open = false;
+  g_shared_requests = SharedRequests{};
+  g_requests = BlockRequests{};
+  if (g.count_shared) {
+    for (const SharedMemoryRegion& r : shared_memory_regions()) {
+      const auto lo = reinterpret_cast<uintptr_t>(r.begin);
+      g.shared.push_back(Span{lo, lo + r.bytes});
+      g.prot.push_back(g.shared.back());
+    }
+    const auto by_start = [](const Span& a, const Span& b) { return a.lo < b.lo; };
+    std::sort(g.shared.begin(), g.shared.end(), by_start);
+    std::sort(g.prot.begin(), g.prot.end(), by_start);
+    set_shared_layout_observer(on_shared_layout);
+  }
   const unsigned long long launches_before = launch_count();
   set_single_worker(true);
   protect_all();
@@ -492,6 +622,10 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
       g.block = nullptr;
       g.launch = nullptr;
       if (was_active) open_all();
+      if (g.count_shared) set_shared_layout_observer(nullptr);
+      g.count_shared = false;
+      g.shared_open = false;
+      g.shared.clear();
       set_single_worker(false);
     }
   };
@@ -506,6 +640,7 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
   result.launch_blocks = std::move(g.launches);
   g.launches.clear();
   result.undecoded = g.undecoded;
+  result.shared = g.shared_totals;
   if (g.freed) result.why = "a counted buffer was freed while its accesses were being counted; the count stops there";
   if (g.undecoded)
     result.why += format("%s%llu accesses could not be decoded and were counted as one byte each",

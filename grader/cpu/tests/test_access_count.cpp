@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -73,6 +74,57 @@ TEST_F(AccessCounter, WarpRequestsAndSectors) {
     EXPECT_EQ(c.ranges[1].store_sectors, warps * 4);
     EXPECT_EQ(c.ranges[0].store_requests, 0u);
   }
+}
+
+// Bank conflicts: a warp (one row of the 32x32 block) reading a column of an unpadded 32x32 float tile asks one
+// bank for 32 words (32 wavefronts, 31 of them conflicts); a padded tile, or reading by row, needs one.
+TEST_F(AccessCounter, SharedMemoryBankConflicts) {
+  const int n = 64;  // 2 x 2 blocks of 32 x 32 threads: 32 warps each
+  DeviceBuffer<float> in(n * n), out(n * n);
+  std::vector<float> h(n * n);
+  for (int i = 0; i < n * n; ++i) h[i] = float(i);
+  CUDA_OK(in.upload(h));
+  gpulab::cpu::CountOptions shared;
+  shared.shared = true;
+  struct Case {
+    const char* name;
+    std::function<cudaError_t()> run;
+    unsigned long long load_wavefronts_per_request;
+  };
+  const std::vector<Case> cases = {
+      {"unpadded, by column", [&] { return ac_tile_read(in.get(), out.get(), n, false, true); }, 32},
+      {"padded, by column", [&] { return ac_tile_read(in.get(), out.get(), n, true, true); }, 1},
+      {"unpadded, by row", [&] { return ac_tile_read(in.get(), out.get(), n, false, false); }, 1},
+      {"dynamic, by column", [&] { return ac_tile_read_dynamic(in.get(), out.get(), n); }, 32},
+  };
+  for (const Case& k : cases) {
+    AccessCount c = count_device_accesses({{in.get(), 0}, {out.get(), 0}}, [&] { ASSERT_EQ(k.run(), cudaSuccess); },
+                                          nullptr, &shared);
+    ASSERT_TRUE(c.supported) << c.why;
+    const unsigned long long requests = 4 * 32;  // 4 blocks of 32 warps, one load and one store each
+    EXPECT_TRUE(c.shared.counted);
+    EXPECT_EQ(c.shared.load_requests, requests) << k.name;
+    EXPECT_EQ(c.shared.store_requests, requests) << k.name;
+    EXPECT_EQ(c.shared.bytes_read, 4ull * n * n) << k.name;
+    EXPECT_EQ(c.shared.load_wavefronts, requests * k.load_wavefronts_per_request) << k.name;
+    EXPECT_EQ(c.shared.load_conflicts, requests * (k.load_wavefronts_per_request - 1)) << k.name;
+    EXPECT_EQ(c.shared.store_conflicts, 0u) << k.name;
+    // Global memory is counted as before beside it.
+    EXPECT_EQ(c.ranges[0].bytes_read, 4ull * n * n) << k.name;
+    EXPECT_EQ(c.ranges[1].bytes_written, 4ull * n * n) << k.name;
+    // And the kernel computed what it computes uncounted: a transpose inside each tile, or a copy.
+    const bool by_row = std::string(k.name).find("by row") != std::string::npos;
+    const std::vector<float> got = out.download();
+    for (int y = 0; y < n; ++y)
+      for (int x = 0; x < n; ++x) {
+        const int bx = x / 32 * 32, by = y / 32 * 32;
+        const float want = by_row ? h[y * n + x] : h[(by + x % 32) * n + bx + y % 32];
+        ASSERT_EQ(got[y * n + x], want) << k.name << " at (" << x << ", " << y << ")";
+      }
+  }
+  // Shared memory is open again after the count: the same kernel runs uncounted.
+  ASSERT_EQ(ac_tile_read(in.get(), out.get(), n, false, true), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }
 
 TEST_F(AccessCounter, Float4LoadCountsSixteenBytes) {

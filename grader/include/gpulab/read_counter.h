@@ -69,6 +69,22 @@ struct BlockSample {
     unsigned long long seed = 1;
 };
 
+// Shared memory, counted when asked (count_device_accesses' `shared`): each warp request (one instruction, one
+// warp, the n-th time each lane runs it) takes as many wavefronts as the most distinct 4-byte words one of the
+// 32 banks must deliver; those above one per 32 distinct words are bank conflicts.
+struct SharedCount {
+    bool counted = false;
+    unsigned long long loads = 0, stores = 0;  // instructions (per thread)
+    unsigned long long bytes_read = 0, bytes_written = 0;
+    unsigned long long load_requests = 0, load_wavefronts = 0, load_conflicts = 0;
+    unsigned long long store_requests = 0, store_wavefronts = 0, store_conflicts = 0;
+    unsigned long long blocks_capped = 0;  // blocks whose count stopped at faults_per_block
+};
+struct SharedCounting {
+    bool on = false;
+    unsigned long long faults_per_block = 0;  // 0: all; else the rest of a block runs uncounted
+};
+
 struct CountedLaunch {
     std::string kernel;  // its name at the launch site
     dim3 grid, block;
@@ -91,13 +107,14 @@ struct AccessCount {
     unsigned long long launches = 0;
     unsigned long long blocks_run = 0;
     std::vector<CountedLaunch> counted_launches;  // one per launch, in order
+    SharedCount shared;                           // with SharedCounting::on
 };
 
 // Runs work() and counts what the kernels it launches read and wrote in each range; with `sample`, every
 // launch runs only the sampled blocks (the rest of the grid does nothing: a grader checks the sampled
 // blocks' output only). Exceptions from work() propagate.
 AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const std::function<void()>& work,
-                                  const BlockSample* sample = nullptr);
+                                  const BlockSample* sample = nullptr, const SharedCounting* shared = nullptr);
 
 // A device buffer of the timed size whose memory costs nothing until it is touched, for counting a sample of
 // the timed launch's blocks. `fill(dst, offset, len)` writes the values of bytes [offset, offset + len) of the

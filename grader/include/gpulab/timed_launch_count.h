@@ -23,6 +23,7 @@ struct TimedCountOptions {
     // Per buffer of the launch (missing: 1): count one page in N. For kernels whose blocks walk thousands of
     // pages each (coarsened along z, a long K): ratios of such buffers' counts keep their expectation.
     std::vector<unsigned> page_every;
+    SharedCounting shared;  // count shared memory and its bank conflicts too (count.shared)
 };
 
 struct TimedLaunchCount {

@@ -63,6 +63,28 @@ struct BlockSample {
   unsigned long long seed = 1;
 };
 
+// Options of a count beyond its ranges.
+struct CountOptions {
+  // Count the CUDA threads' shared-memory accesses too (static __shared__ arrays and the dynamic buffer), with
+  // the bank conflicts of each warp request. Up to shared_faults_per_block of them per block (0: all); the rest
+  // of a block runs uncounted (a kernel walking 500 planes repeats its first planes' pattern).
+  bool shared = false;
+  unsigned long long shared_faults_per_block = 0;
+};
+
+// Shared memory as a GPU's shared-memory unit sees it: each warp request (one instruction, one warp, the n-th
+// time each lane runs it) is served in as many wavefronts as the most distinct 4-byte words any one of the 32
+// banks (word % 32) must deliver; lanes reading the same word share it. A request needs at least one wavefront
+// per 32 distinct words: the wavefronts above that are its bank conflicts.
+struct SharedCount {
+  bool counted = false;
+  unsigned long long loads = 0, stores = 0;              // instructions (per thread)
+  unsigned long long bytes_read = 0, bytes_written = 0;
+  unsigned long long load_requests = 0, load_wavefronts = 0, load_conflicts = 0;
+  unsigned long long store_requests = 0, store_wavefronts = 0, store_conflicts = 0;
+  unsigned long long blocks_capped = 0;                   // blocks that ran out of shared_faults_per_block
+};
+
 // One launch that ran while counting.
 struct LaunchBlocks {
   std::string kernel;                    // as written at the launch site
@@ -90,6 +112,7 @@ struct AccessCount {
   // Accesses whose instruction could not be decoded (counted as 1 byte at the faulting address; `why` says
   // how many). 0 on every kernel the course's compilers produce so far.
   unsigned long long undecoded = 0;
+  SharedCount shared;  // with CountOptions::shared
 };
 
 // Whether this build and machine can count; fills *why when not.
@@ -99,7 +122,7 @@ bool read_counting_supported(std::string* why = nullptr);
 // only the sampled blocks. Exceptions from work() propagate after the buffers are restored. Not reentrant;
 // call from the thread that launches the kernels. A buffer freed during the count stops the count there.
 AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const std::function<void()>& work,
-                                  const BlockSample* sample = nullptr);
+                                  const BlockSample* sample = nullptr, const CountOptions* options = nullptr);
 
 // The blocks a BlockSample runs of `grid` (ascending linear indices x + gx * (y + gy * z)).
 std::vector<unsigned long long> sample_blocks(dim3 grid, const BlockSample& sample);

@@ -70,3 +70,28 @@ cudaError_t ac_gather_strided(const float* in, float* out, int n, int stride) {
   ac_gather_strided_kernel<<<(n + 127) / 128, 128>>>(in, out, n, stride);
   return cudaGetLastError();
 }
+
+template <int Pitch>
+__global__ void ac_tile_read_kernel(const float* in, float* out, int n, bool by_column) {
+  __shared__ float tile[32][Pitch];
+  const int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
+  tile[threadIdx.y][threadIdx.x] = in[y * n + x];
+  __syncthreads();
+  out[y * n + x] = by_column ? tile[threadIdx.x][threadIdx.y] : tile[threadIdx.y][threadIdx.x];
+}
+__global__ void ac_tile_read_dynamic_kernel(const float* in, float* out, int n) {
+  extern __shared__ float tile[];
+  const int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
+  tile[threadIdx.y * 32 + threadIdx.x] = in[y * n + x];
+  __syncthreads();
+  out[y * n + x] = tile[threadIdx.x * 32 + threadIdx.y];
+}
+cudaError_t ac_tile_read(const float* in, float* out, int n, bool padded, bool by_column) {
+  if (padded) ac_tile_read_kernel<33><<<dim3(n / 32, n / 32), dim3(32, 32)>>>(in, out, n, by_column);
+  else ac_tile_read_kernel<32><<<dim3(n / 32, n / 32), dim3(32, 32)>>>(in, out, n, by_column);
+  return cudaGetLastError();
+}
+cudaError_t ac_tile_read_dynamic(const float* in, float* out, int n) {
+  ac_tile_read_dynamic_kernel<<<dim3(n / 32, n / 32), dim3(32, 32), 32 * 32 * sizeof(float)>>>(in, out, n);
+  return cudaGetLastError();
+}

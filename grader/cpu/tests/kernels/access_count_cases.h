@@ -17,3 +17,9 @@ cudaError_t ac_increment(int* p, int n);
 cudaError_t ac_touch(const float* in, float* out, const long long* offsets, int count);
 // out[i] = in[i * stride], n floats, 128-thread blocks: a warp's load touches 32 / (8 / stride) sectors.
 cudaError_t ac_gather_strided(const float* in, float* out, int n, int stride);
+// A 32x32 tile per block of 32x32 threads (n a multiple of 32): stored row by row, then read back by column
+// (out[x][y] = tile[tx][ty], a transpose) or by row. Unpadded column reads put all 32 lanes of a warp in one
+// bank; a padded tile (33 floats a row) spreads them over all 32.
+cudaError_t ac_tile_read(const float* in, float* out, int n, bool padded, bool by_column);
+// The same with the tile in dynamic shared memory (unpadded, read by column).
+cudaError_t ac_tile_read_dynamic(const float* in, float* out, int n);

@@ -1,0 +1,47 @@
+// CPU execution mode's exact access analysis of the launches a lab times: what a profiler's memory figures
+// would say about them, computed from every address every CUDA thread of a sample of blocks touched (CPU
+// execution mode knows them all), with no timing. The figures explain speed without a GPU:
+//  - global bytes read per output byte written (reuse: a tile reads each input about once);
+//  - sector use of global loads and stores: the bytes a warp request needed over the 32-byte sectors it touched
+//    (100%: coalesced; 12.5%: each lane's float in its own sector);
+//  - shared memory read per output byte, and bank conflicts per shared request (extra wavefronts).
+// Warps are formed as a GPU forms them (32 consecutive threads, x fastest); a request is one instruction of
+// one warp, the n-th time each lane runs it.
+//
+// Report.AccessAnalysis (0 points, "run_in": "cpu") shows the table for every registered timed launch;
+// lab.json "access_analysis" (optional) sets the sample: {"blocks": 8, "page_every": [1, 1],
+// "shared_faults_per_block": 20000, "suites": ["TiledStep"]}.
+#pragma once
+
+#include "gpulab/timed_launch_count.h"
+
+#include <string>
+#include <vector>
+
+namespace gpulab {
+
+struct AccessFigures {
+    std::string suite, instance, call;
+    bool available = false;
+    std::string why;
+    double input_bytes_per_output_byte = 0;
+    double load_sector_use = 0, store_sector_use = 0;  // 0..1
+    double load_sectors_per_request = 0, store_sectors_per_request = 0;
+    double shared_bytes_read_per_output_byte = 0;
+    double shared_load_conflicts_per_request = 0, shared_store_conflicts_per_request = 0;
+    bool shared_capped = false;  // some blocks' shared accesses were counted only in part
+    unsigned long long blocks = 0, grid_blocks = 0;
+    double seconds = 0;
+};
+
+// The figures of one timed launch, counted as `options` says (shared counting is switched on).
+AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions options);
+
+// The table the report prints, headed "CPU execution mode: exact access analysis, no timing".
+std::string access_table(const std::vector<AccessFigures>& rows);
+
+// The body of Report.AccessAnalysis: every timed launch of the lab (or of lab.json's suites), counted, shown,
+// and recorded as properties (summary.json).
+void report_access_analysis();
+
+}  // namespace gpulab

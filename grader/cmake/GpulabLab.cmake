@@ -10,6 +10,8 @@
 #                                  still score full marks
 #   grader/labs/<lab>/cheats/*.json the red-team corpus: an edit of the starter or the reference that tries
 #                                  to fool the grader, and the verdict it must get instead
+#   grader/labs/<lab>/slow/*.json  planted performance bugs: a right but slow edit of the reference and the
+#                                  causes ("causes": {test: [cause, ...]}) its reports must measure and name
 #   labs/common/                   headers several labs' interfaces include (e.g. the 3D stencil's grid)
 #   grader/shared/<name>/          grader code several labs share, for a lab.json that names it in
 #                                  "grader_shared": ["<name>", ...] (one oracle and one set of checks for the
@@ -356,7 +358,7 @@ function(gpulab_add_lab lab)
     # grading workspace (grader/class) leaves them out: its starter holds a student's files, which a cheat
     # spec based on the starter could not apply to, and it grades only the starter.
     set(variants "")
-    set(kinds wrong right cheats)
+    set(kinds wrong right cheats slow)
     # Variants are mostly edits of the reference's source: a tree with the compiled reference only has none.
     if(NOT GPULAB_PLANTED_VARIANTS OR prebuilt)
         set(kinds "")
@@ -459,16 +461,22 @@ function(gpulab_add_lab lab)
         else()
             set(timing_flags --no-timing --compare-modes)
         endif()
+        set(reports_flag --no-reports)
         if(variant MATCHES "^right/")
             set(check ${lab}/${variant}-scores-full-marks)
             set(require full)
+        elseif(variant MATCHES "^slow/")
+            # A planted performance bug: right, and slow for a cause the reports must name from what they measured.
+            set(check ${lab}/${variant}-gets-its-cause)
+            set(require expected)
+            set(reports_flag "")
         else()
             set(check ${lab}/${variant}-is-caught)
             set(require expected)
         endif()
         # A variant's verdict rests on the tests that score; the reports (0 points) are left out.
         add_test(NAME ${check}
-                 COMMAND $<TARGET_FILE:gpulab-grade> --lab ${lab} ${build_flag} ${timing_flags} --no-reports --solution ${variant}
+                 COMMAND $<TARGET_FILE:gpulab-grade> --lab ${lab} ${build_flag} ${timing_flags} ${reports_flag} --solution ${variant}
                          --require ${require} --out ${out}/${lab}-${name})
         if(named_speed_tests)
             _gpulab_untimed_fixture(${lab} ${variant} ${check} REQUIRED)

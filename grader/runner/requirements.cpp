@@ -56,6 +56,31 @@ int check_expectations(const LabScore& lab, const std::string& expect_file) {
             verdict = kRequirementNotMet;
         }
     }
+    // A planted performance bug (slow/): the measured cause each named test must give.
+    if (expect.contains("causes")) {
+        for (const auto& [id, causes] : expect.at("causes").items()) {
+            const auto s = std::find_if(lab.ids.begin(), lab.ids.end(), [&](const IdScore& x) { return x.id == id; });
+            if (s == lab.ids.end()) {
+                std::cout << "  EXPECTED " << id << " to name the cause, but the lab has no such test\n";
+                verdict = kRequirementNotMet;
+                continue;
+            }
+            if (s->total == s->skipped || s->verdict == "not counted") {
+                std::cout << "  cannot check the cause " << id << " names here: it did not run (" << s->verdict << ")\n";
+                verdict = combine(verdict, kCannotCheckWithoutGpu);
+                continue;
+            }
+            const std::string named = s->properties.value("causes", std::string());
+            for (const std::string cause : causes)
+                if (named.find(cause) == std::string::npos) {
+                    std::cout << "  EXPECTED " << id << " to name the cause \"" << cause << "\"; it named: "
+                              << (named.empty() ? "none" : named) << "\n";
+                    verdict = kRequirementNotMet;
+                }
+        }
+        if (verdict == kGraded) std::cout << "  given its measured cause: " << expect.value("slow", std::string()) << "\n";
+        return verdict;
+    }
     if (verdict == kGraded) std::cout << "  caught by the tests that name it: " << expect.value("bug", expect.value("cheat", std::string())) << "\n";
     return verdict;
 }

@@ -56,6 +56,18 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
     f.shared_load_conflicts_per_request = ratio(s.load_conflicts, s.load_requests);
     f.shared_store_conflicts_per_request = ratio(s.store_conflicts, s.store_requests);
     f.shared_capped = s.blocks_capped > 0;
+    const KernelConfiguration config = configuration_of(c.launches, launch.call);
+    f.threads_per_block = config.block.x * config.block.y * config.block.z;
+    f.shared_bytes = config.shared_bytes;
+    f.occupancy = theoretical_occupancy(f.threads_per_block, f.shared_bytes);
+    MemoryFigures m;
+    m.threads_per_block = f.threads_per_block;
+    m.shared_bytes = f.shared_bytes;
+    if (load_requests) m.load_sector_use = f.load_sector_use;
+    if (store_requests) m.store_sector_use = f.store_sector_use;
+    m.shared_load_conflicts_per_request = f.shared_load_conflicts_per_request;
+    m.shared_store_conflicts_per_request = f.shared_store_conflicts_per_request;
+    f.diagnoses = diagnose(m);
     return f;
 }
 
@@ -63,23 +75,27 @@ std::string access_table(const std::vector<AccessFigures>& rows) {
     std::ostringstream out;
     out << "CPU execution mode: exact access analysis, no timing (a sample of each timed launch's blocks)\n";
     char line[512];
-    std::snprintf(line, sizeof line, "  %-44s %9s %10s %10s %9s %12s %12s\n", "launch", "in B/out B", "load use",
-                  "store use", "shm B/out", "conf/ld req", "conf/st req");
+    std::snprintf(line, sizeof line, "  %-44s %9s %10s %10s %9s %12s %12s %10s\n", "launch", "in B/out B", "load use",
+                  "store use", "shm B/out", "conf/ld req", "conf/st req", "occupancy");
     out << line;
     for (const AccessFigures& f : rows) {
         if (!f.available) {
             out << "  " << f.call << ": not counted (" << f.why << ")\n";
             continue;
         }
-        std::snprintf(line, sizeof line, "  %-44s %9.2f %10s %10s %9.2f %12.2f %12.2f\n", f.call.c_str(),
+        std::snprintf(line, sizeof line, "  %-44s %9.2f %10s %10s %9.2f %12.2f %12.2f %10s\n", f.call.c_str(),
                       f.input_bytes_per_output_byte, percent(f.load_sector_use).c_str(),
                       percent(f.store_sector_use).c_str(), f.shared_bytes_read_per_output_byte,
-                      f.shared_load_conflicts_per_request, f.shared_store_conflicts_per_request);
+                      f.shared_load_conflicts_per_request, f.shared_store_conflicts_per_request,
+                      ("<= " + percent(f.occupancy.theoretical)).c_str());
         out << line;
     }
+    for (const AccessFigures& f : rows)
+        for (const Diagnosis& d : f.diagnoses) out << "  " << f.call << ": " << d.text << " [" << d.cause << "]\n";
     out << "  in B/out B: global bytes read per byte written; load/store use: bytes used of the 32-byte sectors each "
            "warp request touched (100% = coalesced); shm B/out: shared bytes read per byte written; conf/req: bank "
-           "conflicts (extra wavefronts) per shared request\n";
+           "conflicts (extra wavefronts) per shared request; occupancy: the most its block shape and shared memory "
+           "allow on an H100/H200 (registers not counted here)\n";
     return out.str();
 }
 
@@ -116,6 +132,10 @@ void report_access_analysis() {
         }
     }
     GPULAB_ASSERT(!rows.empty()) << "grader error: this lab registered no timed launch to analyse";
+    std::string causes;
+    for (const AccessFigures& f : rows)
+        for (const Diagnosis& d : f.diagnoses) causes += (causes.empty() ? "" : ", ") + f.suite + ": " + d.cause;
+    testing::Test::RecordProperty("causes", causes);
     const std::string table = access_table(rows);
     std::printf("%s", table.c_str());
     // The grade table's line: the figures themselves for a lab of one or two timed launches.
@@ -125,10 +145,11 @@ void report_access_analysis() {
     for (const AccessFigures& f : rows) {
         seconds += f.seconds, counted += f.available;
         if (f.available)
-            measured += (measured.empty() ? "" : "; ") + f.suite + ": " + fixed(f.input_bytes_per_output_byte, 2) +
-                        " B read/B written, sectors used: loads " + percent(f.load_sector_use) + ", stores " +
-                        percent(f.store_sector_use) + ", " + fixed(f.shared_load_conflicts_per_request, 1) +
-                        " bank conflicts/shared load";
+            measured += (measured.empty() ? "" : "; ") + f.suite + ": " +
+                        (f.diagnoses.empty() ? "" : f.diagnoses.front().cause + "; ") +
+                        fixed(f.input_bytes_per_output_byte, 2) + " B read/B written, sectors used: loads " +
+                        percent(f.load_sector_use) + ", stores " + percent(f.store_sector_use) + ", " +
+                        fixed(f.shared_load_conflicts_per_request, 1) + " bank conflicts/shared load";
     }
     if (rows.size() > 2 || measured.empty())
         measured = std::to_string(counted) + " of " + std::to_string(rows.size()) + " timed launches analysed";

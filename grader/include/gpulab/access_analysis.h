@@ -4,7 +4,9 @@
 //  - global bytes read per output byte written (reuse: a tile reads each input about once);
 //  - sector use of global loads and stores: the bytes a warp request needed over the 32-byte sectors it touched
 //    (100%: coalesced; 12.5%: each lane's float in its own sector);
-//  - shared memory read per output byte, and bank conflicts per shared request (extra wavefronts).
+//  - shared memory read per output byte, and bank conflicts per shared request (extra wavefronts);
+//  - the occupancy its block shape and shared memory allow, and the causes these figures show
+//    (access_diagnosis.h), recorded as the property "causes".
 // Warps are formed as a GPU forms them (32 consecutive threads, x fastest); a request is one instruction of
 // one warp, the n-th time each lane runs it.
 //
@@ -13,6 +15,7 @@
 // "shared_faults_per_block": 20000, "suites": ["TiledStep"]}.
 #pragma once
 
+#include "gpulab/access_diagnosis.h"
 #include "gpulab/timed_launch_count.h"
 
 #include <string>
@@ -30,6 +33,10 @@ struct AccessFigures {
     double shared_bytes_read_per_output_byte = 0;
     double shared_load_conflicts_per_request = 0, shared_store_conflicts_per_request = 0;
     bool shared_capped = false;  // some blocks' shared accesses were counted only in part
+    unsigned threads_per_block = 0;  // of the launch with the most blocks
+    std::size_t shared_bytes = 0;
+    Occupancy occupancy;             // what that block shape and shared memory allow at most (cc 9.0)
+    std::vector<Diagnosis> diagnoses;
     unsigned long long blocks = 0, grid_blocks = 0;
     double seconds = 0;
 };

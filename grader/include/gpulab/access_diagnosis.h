@@ -1,0 +1,42 @@
+// Why a kernel is slow, said from what was measured (CPU execution mode's exact access analysis and the launch's
+// own configuration), never guessed from its code. Each cause has a name a check can require (slow/ variants:
+// grader/labs/<lab>/slow/*.json "causes") and a sentence a student reads, with its number.
+//
+// Occupancy is the CUDA occupancy calculation for the course's GPUs (compute capability 9.0, H100 and H200:
+// 2048 threads, 64 warps, 32 blocks and 228 KiB of shared memory per SM, 1 KiB of it reserved per block, 64 Ki
+// registers): what the block shape and shared memory allow at most. What a GPU then achieves (blocks that end
+// before the SM can start new ones) only its counters can say (the GPU profile, issue 35).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gpulab {
+
+struct Occupancy {
+    double theoretical = 0;  // resident warps / 64, at most
+    int blocks_per_sm = 0;
+    std::string limiter;     // "threads", "blocks per SM", "shared memory", "registers"
+};
+// registers: per thread, 0 where unknown (CPU execution mode).
+Occupancy theoretical_occupancy(unsigned threads_per_block, std::size_t shared_bytes_per_block, int registers = 0);
+
+struct MemoryFigures {
+    unsigned threads_per_block = 0;
+    std::size_t shared_bytes = 0;
+    int registers = 0;
+    double load_sector_use = 1, store_sector_use = 1;   // 0..1 (1: nothing loaded or stored)
+    double shared_load_conflicts_per_request = 0, shared_store_conflicts_per_request = 0;
+    std::size_t local_bytes = 0;                         // per thread, GPU builds only
+};
+
+struct Diagnosis {
+    std::string cause;  // "uncoalesced-loads", "uncoalesced-stores", "bank-conflicts", "small-blocks",
+                        // "shared-memory-limits-occupancy", "register-spills"
+    std::string text;   // the sentence, with the measured figure
+};
+
+// The causes the figures show, the largest first; empty when none.
+std::vector<Diagnosis> diagnose(const MemoryFigures& f);
+
+}  // namespace gpulab

@@ -1,0 +1,95 @@
+#include "gpulab/access_diagnosis.h"
+
+#include "gpulab/format.h"
+
+#include <algorithm>
+
+namespace gpulab {
+namespace {
+
+// Compute capability 9.0 (H100, H200).
+constexpr int kThreadsPerSm = 2048, kWarpsPerSm = 64, kBlocksPerSm = 32, kRegistersPerSm = 65536;
+constexpr std::size_t kSharedPerSm = 228 * 1024, kReservedPerBlock = 1024;
+
+// A coalesced warp uses every byte of the sectors it touches; below half, most of what moves is waste.
+constexpr double kPoorSectorUse = 0.5;
+// One extra wavefront per request doubles the time a shared access takes.
+constexpr double kConflictsWorthNaming = 1.0;
+
+std::string pct(double share) { return fixed(100 * share, 0) + "%"; }
+
+}  // namespace
+
+Occupancy theoretical_occupancy(unsigned threads_per_block, std::size_t shared_bytes, int registers) {
+    Occupancy o;
+    if (threads_per_block == 0) return o;
+    const int warps = int((threads_per_block + 31) / 32);
+    struct Limit {
+        int blocks;
+        const char* name;
+    };
+    std::vector<Limit> limits = {{kWarpsPerSm / warps, "threads"}, {kBlocksPerSm, "blocks per SM"}};
+    if (shared_bytes > 0) limits.push_back({int(kSharedPerSm / (shared_bytes + kReservedPerBlock)), "shared memory"});
+    if (registers > 0) {
+        const int per_warp = (registers * 32 + 255) / 256 * 256;  // allocated per warp in units of 256
+        limits.push_back({kRegistersPerSm / (per_warp * warps), "registers"});
+    }
+    const Limit* tightest = &limits[0];
+    for (const Limit& l : limits)
+        if (l.blocks < tightest->blocks) tightest = &l;
+    o.blocks_per_sm = std::max(0, tightest->blocks);
+    o.limiter = tightest->name;
+    o.theoretical = std::min(1.0, double(o.blocks_per_sm * warps) / kWarpsPerSm);
+    (void)kThreadsPerSm;
+    return o;
+}
+
+std::vector<Diagnosis> diagnose(const MemoryFigures& f) {
+    std::vector<Diagnosis> out;
+    if (f.load_sector_use < kPoorSectorUse)
+        out.push_back({"uncoalesced-loads",
+                       "your global loads use " + pct(f.load_sector_use) +
+                           " of the bytes of the 32-byte sectors they fetch (a warp reading 32 neighbouring values "
+                           "uses all of them): neighbouring threads (threadIdx.x) should read neighbouring addresses, "
+                           "so that x, the index that varies fastest in memory, follows threadIdx.x"});
+    if (f.store_sector_use < kPoorSectorUse)
+        out.push_back({"uncoalesced-stores",
+                       "your global stores use " + pct(f.store_sector_use) +
+                           " of the bytes of the 32-byte sectors they write: neighbouring threads (threadIdx.x) "
+                           "should write neighbouring addresses"});
+    const double conflicts = std::max(f.shared_load_conflicts_per_request, f.shared_store_conflicts_per_request);
+    if (conflicts >= kConflictsWorthNaming)
+        out.push_back({"bank-conflicts",
+                       "each shared-memory request of a warp waits for " + fixed(conflicts, 1) +
+                           " extra turns (bank conflicts: lanes asking one of the 32 banks for different words): "
+                           "a warp reading a column of a [32][32] float tile hits one bank 32 times; pad each row to "
+                           "33 values, or read along rows"});
+    const Occupancy o = theoretical_occupancy(f.threads_per_block, f.shared_bytes, f.registers);
+    if (o.blocks_per_sm == 0 && f.threads_per_block > 0)
+        out.push_back({"shared-memory-limits-occupancy",
+                       "a block asks for " + std::to_string(f.shared_bytes / 1024) +
+                           " KiB of shared memory: more than an SM has (227 KiB), so the launch cannot run"});
+    else if (o.limiter == "shared memory" && o.blocks_per_sm < 2)
+        out.push_back({"shared-memory-limits-occupancy",
+                       "each block's " + std::to_string(f.shared_bytes / 1024) +
+                           " KiB of shared memory leaves room for " + std::to_string(o.blocks_per_sm) +
+                           " block per SM (" + pct(o.theoretical) +
+                           " of its warps at most, and nothing runs while that block waits at a barrier): a tile of "
+                           "at most 113 KiB lets two blocks share an SM"});
+    else if (o.limiter == "blocks per SM" && o.theoretical <= 0.5)
+        out.push_back({"small-blocks",
+                       "blocks of " + std::to_string(f.threads_per_block) + " threads: an SM holds at most 32 blocks, "
+                           "so at most " + std::to_string(32 * f.threads_per_block) + " of its 2048 threads (" +
+                           pct(o.theoretical) + " occupancy) can run; use 128 to 256 threads a block"});
+    else if (o.limiter == "registers" && o.theoretical <= 0.5)
+        out.push_back({"register-limits-occupancy",
+                       std::to_string(f.registers) + " registers per thread leave room for " + pct(o.theoretical) +
+                           " of an SM's warps"});
+    if (f.local_bytes > 0)
+        out.push_back({"register-spills",
+                       std::to_string(f.local_bytes) + " bytes of local memory per thread: the compiler spilled "
+                           "registers (or an array indexed at run time) to slow off-chip memory"});
+    return out;
+}
+
+}  // namespace gpulab

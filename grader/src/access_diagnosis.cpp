@@ -1,6 +1,7 @@
 #include "gpulab/access_diagnosis.h"
 
 #include "gpulab/format.h"
+#include "gpulab/launch_recorder.h"
 
 #include <algorithm>
 
@@ -89,6 +90,18 @@ std::vector<Diagnosis> diagnose(const MemoryFigures& f) {
         out.push_back({"register-spills",
                        std::to_string(f.local_bytes) + " bytes of local memory per thread: the compiler spilled "
                            "registers (or an array indexed at run time) to slow off-chip memory"});
+    return out;
+}
+
+std::string launch_facts(const RecordedLaunch& launch) {
+    MemoryFigures f;
+    f.threads_per_block = launch.block.x * launch.block.y * launch.block.z;
+    f.shared_bytes = launch.shared_bytes();
+    f.registers = launch.registers;
+    f.local_bytes = launch.local_bytes;
+    const Occupancy o = theoretical_occupancy(f.threads_per_block, f.shared_bytes, f.registers);
+    std::string out = launch.describe() + ": up to " + pct(o.theoretical) + " occupancy (limit: " + o.limiter + ")";
+    for (const Diagnosis& d : diagnose(f)) out += "; " + d.text;
     return out;
 }
 

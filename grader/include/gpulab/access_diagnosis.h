@@ -13,6 +13,8 @@
 
 namespace gpulab {
 
+struct RecordedLaunch;
+
 struct Occupancy {
     double theoretical = 0;  // resident warps / 64, at most
     int blocks_per_sm = 0;
@@ -38,5 +40,10 @@ struct Diagnosis {
 
 // The causes the figures show, the largest first; empty when none.
 std::vector<Diagnosis> diagnose(const MemoryFigures& f);
+
+// What a recorded launch alone shows (its block, shared memory, and on a GPU its registers and local memory),
+// for a speed test's message: the causes found, else the occupancy its configuration allows. Never a guess about
+// the code: "block 128x1x1, 0 B shared, 16 regs: up to 100% occupancy (limit: threads)".
+std::string launch_facts(const RecordedLaunch& launch);
 
 }  // namespace gpulab

@@ -3,6 +3,7 @@
 #include "oracle.h"
 #include "rod_grading.h"
 
+#include "gpulab/access_diagnosis.h"
 #include "gpulab/compare.h"
 #include "gpulab/cuda_check.h"
 #include "gpulab/expert.h"
@@ -80,12 +81,16 @@ void check_step_speed() {
 
     // Speed counts only for a correct kernel, so check this size first (under the deadline: a launch that
     // computes on the host must not hold the test for minutes).
+    std::string launch_facts;  // what the launch itself shows, for the message below
     {
         gpulab::LaunchRecorder recorder;
         gpulab::first_launch_under_deadline(work, [&] { student().launch_step(d_in.data(), d_student.data(), M, r); },
                                             [&] { reference().launch_step(d_in.data(), d_reference.data(), M, r); });
         gpulab::check_student_launch("launch_step");
-        for (const auto& launch : recorder.launches()) testing::Test::RecordProperty("student_launch", launch.describe());
+        for (const auto& launch : recorder.launches()) {
+            testing::Test::RecordProperty("student_launch", launch.describe());
+            launch_facts += (launch_facts.empty() ? "" : "; ") + gpulab::launch_facts(launch);
+        }
     }
     {
         const std::vector<float> out = d_student.download();
@@ -111,9 +116,9 @@ void check_step_speed() {
     GPULAB_EXPECT(verdict.passed()) << "Your step kernel runs at " << fixed(verdict.fraction, 2)
                                   << "x the reference's throughput (" << gpulab::speed_comparison(verdict, throughput)
                                   << "). The bar is " << fixed(threshold, 2)
-                                  << "x. Measured " << verdict.rounds << " time(s). Is every access coalesced "
-                                  << "(neighbouring threads on neighbouring cells), and is each block big enough "
-                                  << "(128 to 512 threads)?";
+                                  << "x. Measured " << verdict.rounds << " time(s). Your launch: " << launch_facts
+                                  << ". How its warps use memory (sectors, bytes per cell) is measured in "
+                                  << "Report.AccessAnalysis.";
 }
 
 // ---- Report: the roofline ----------------------------------------------------------------------------

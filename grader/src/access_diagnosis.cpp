@@ -16,6 +16,8 @@ constexpr std::size_t kSharedPerSm = 228 * 1024, kReservedPerBlock = 1024;
 constexpr double kPoorSectorUse = 0.5;
 // One extra wavefront per request doubles the time a shared access takes.
 constexpr double kConflictsWorthNaming = 1.0;
+// Achieved occupancy below 60% of the theoretical: the H200's 128-thread lab 01 kernel measured 26% of 100%.
+constexpr double kAchievedShareWorthNaming = 0.6;
 
 std::string pct(double share) { return fixed(100 * share, 0) + "%"; }
 
@@ -86,6 +88,13 @@ std::vector<Diagnosis> diagnose(const MemoryFigures& f) {
         out.push_back({"register-limits-occupancy",
                        std::to_string(f.registers) + " registers per thread leave room for " + pct(o.theoretical) +
                            " of an SM's warps"});
+    // Achieved far below what the configuration allows, with nothing else limiting it: the SM's warps sit idle
+    // between blocks, because each block finishes before the SM can start the next one.
+    if (f.achieved_occupancy >= 0 && o.theoretical > 0 && f.achieved_occupancy < kAchievedShareWorthNaming * o.theoretical)
+        out.push_back({"blocks-end-before-they-start",
+                       "achieved occupancy " + pct(f.achieved_occupancy) + " of the " + pct(o.theoretical) + " your " +
+                           std::to_string(f.threads_per_block) + "-thread blocks allow: each block finishes before the "
+                           "SM can start the next; give each thread more cells, or use 256-thread blocks"});
     if (f.local_bytes > 0)
         out.push_back({"register-spills",
                        std::to_string(f.local_bytes) + " bytes of local memory per thread: the compiler spilled "

@@ -30,11 +30,12 @@ struct MemoryFigures {
     double load_sector_use = 1, store_sector_use = 1;   // 0..1 (1: nothing loaded or stored)
     double shared_load_conflicts_per_request = 0, shared_store_conflicts_per_request = 0;
     std::size_t local_bytes = 0;                         // per thread, GPU builds only
+    double achieved_occupancy = -1;                      // 0..1 from the GPU's counters; < 0: not measured
 };
 
 struct Diagnosis {
     std::string cause;  // "uncoalesced-loads", "uncoalesced-stores", "bank-conflicts", "small-blocks",
-                        // "shared-memory-limits-occupancy", "register-spills"
+                        // "shared-memory-limits-occupancy", "register-spills", "blocks-end-before-they-start"
     std::string text;   // the sentence, with the measured figure
 };
 

@@ -1,0 +1,80 @@
+// The causes a slow kernel is given come from its measured figures and the CUDA occupancy calculation
+// (gpulab/access_diagnosis.h): each can be found, and none is given where the figures show nothing.
+#include "gpulab/access_diagnosis.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace {
+
+using gpulab::diagnose;
+using gpulab::MemoryFigures;
+using gpulab::theoretical_occupancy;
+
+std::vector<std::string> causes(const MemoryFigures& f) {
+    std::vector<std::string> out;
+    for (const auto& d : diagnose(f)) out.push_back(d.cause);
+    return out;
+}
+
+MemoryFigures healthy() {
+    MemoryFigures f;
+    f.threads_per_block = 256;
+    return f;
+}
+
+TEST(AccessDiagnosis, OccupancyOfTheCourseGpus) {
+    EXPECT_DOUBLE_EQ(theoretical_occupancy(256, 0).theoretical, 1.0);
+    EXPECT_DOUBLE_EQ(theoretical_occupancy(128, 0).theoretical, 1.0);  // 16 blocks of 4 warps
+    EXPECT_DOUBLE_EQ(theoretical_occupancy(32, 0).theoretical, 0.5);   // 32 blocks of one warp
+    EXPECT_EQ(theoretical_occupancy(32, 0).limiter, "blocks per SM");
+    EXPECT_EQ(theoretical_occupancy(1024, 0).blocks_per_sm, 2);
+    const auto big_tile = theoretical_occupancy(256, 120 * 1024);  // one block of 8 warps per SM
+    EXPECT_EQ(big_tile.blocks_per_sm, 1);
+    EXPECT_EQ(big_tile.limiter, "shared memory");
+    EXPECT_DOUBLE_EQ(big_tile.theoretical, 8.0 / 64);
+    EXPECT_EQ(theoretical_occupancy(256, 0, 128).limiter, "registers");  // 64 Ki / (128 x 256) = 2 blocks
+    EXPECT_DOUBLE_EQ(theoretical_occupancy(256, 0, 128).theoretical, 0.25);
+}
+
+TEST(AccessDiagnosis, NothingToSayAboutAHealthyKernel) { EXPECT_TRUE(causes(healthy()).empty()); }
+
+TEST(AccessDiagnosis, EachCauseFromItsFigure) {
+    MemoryFigures f = healthy();
+    f.load_sector_use = 0.125;
+    EXPECT_EQ(causes(f), std::vector<std::string>{"uncoalesced-loads"});
+    f = healthy();
+    f.store_sector_use = 0.25;
+    EXPECT_EQ(causes(f), std::vector<std::string>{"uncoalesced-stores"});
+    f = healthy();
+    f.shared_load_conflicts_per_request = 31;
+    EXPECT_EQ(causes(f), std::vector<std::string>{"bank-conflicts"});
+    f.shared_load_conflicts_per_request = 0.5;  // half a turn: not worth naming
+    EXPECT_TRUE(causes(f).empty());
+    f = healthy();
+    f.threads_per_block = 32;
+    EXPECT_EQ(causes(f), std::vector<std::string>{"small-blocks"});
+    f = healthy();
+    f.shared_bytes = 120 * 1024;
+    EXPECT_EQ(causes(f), std::vector<std::string>{"shared-memory-limits-occupancy"});
+    f = healthy();
+    f.local_bytes = 64;
+    EXPECT_EQ(causes(f), std::vector<std::string>{"register-spills"});
+}
+
+// Lab 01's 128-thread kernel on the H200: Nsight Compute measured 26% achieved occupancy of the 100% its blocks
+// allow; the sentence says so with both numbers.
+TEST(AccessDiagnosis, BlocksThatEndBeforeTheyStart) {
+    MemoryFigures f = healthy();
+    f.threads_per_block = 128;
+    f.achieved_occupancy = 0.26;
+    const auto d = diagnose(f);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].cause, "blocks-end-before-they-start");
+    EXPECT_NE(d[0].text.find("26% of the 100% your 128-thread blocks allow"), std::string::npos) << d[0].text;
+    f.achieved_occupancy = 0.9;
+    EXPECT_TRUE(causes(f).empty());
+}
+
+}  // namespace

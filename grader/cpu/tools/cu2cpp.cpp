@@ -18,6 +18,9 @@
 //   * `__CUDA_ARCH__` in the body of a __global__ or __device__ function -> GPULAB_CPU_CUDA_ARCH (900), as nvcc's
 //       device pass sees it; anywhere else (a __host__ __device__ function, file scope, host code, a #define)
 //       the build fails with a message saying why (rewrite_cuda_arch)
+//   * code that asks which mode it runs in (GPULAB_CPU_MODE, <gpulab_cpu/...>, `#ifdef threadIdx`, macros nvcc
+//       defines in its device pass alone besides __CUDA_ARCH__): the build fails with a message saying why
+//       (refuse_mode_question); __CUDACC__, __NVCC__ and nvcc's other macros of both passes come from prelude.h
 // `__global__`, `__device__`, `__constant__`, `__host__`... are macros of the CPU runtime headers.
 // This is a token-level rewriter, not a parser: it skips comments, string/char literals and (except for
 // launches inside #define) preprocessor directives, and tracks braces to tell file scope from function scope.
@@ -166,6 +169,7 @@ class Rewriter {
     find_device_bodies();
     for (size_t i = 0; i < t_.size(); ++i) {
       const Token& tk = t_[i];
+      refuse_mode_question(i);
       if (tk.kind == Token::Ident && tk.text == "__CUDA_ARCH__") {
         rewrite_cuda_arch(i);
       } else if (tk.kind == Token::Punct && tk.text == "<<<") {
@@ -353,6 +357,71 @@ class Rewriter {
           "compiles such a function twice (with __CUDA_ARCH__ for the GPU, without it for the host), CPU execution "
           "mode once for both callers; move the device side into a __device__ function");
     edits_.push_back({t_[i].pos, t_[i].len, "GPULAB_CPU_CUDA_ARCH"});
+  }
+
+  // Code that asks which mode it runs in (issue 34, item 3): a kernel could compute one way on the GPU and
+  // another in CPU execution mode, where every read count is taken. Refused, in directives and code alike:
+  //   * the grader's and the CPU runtime's own names: GPULAB_CPU_MODE and every GPULAB_CPU_* macro,
+  //     <gpulab_cpu/...> headers (`__has_include`), the namespace gpulab::cpu;
+  //   * whether a name the CPU runtime defines as a macro and nvcc does not (threadIdx, __syncthreads, its
+  //     GPULAB_* helpers...) is defined: `#ifdef threadIdx`, `defined(__syncthreads)`;
+  //   * macros nvcc defines in its device pass alone, besides __CUDA_ARCH__ (rewrite_cuda_arch):
+  //     CUDA_DOUBLE_MATH_FUNCTIONS and the include guards of the device-side CUDA headers (__SM_90_RT_HPP__,
+  //     __CUDA_AND_AT_LEAST_SM_70__...), which would tell the device pass apart like __CUDA_ARCH__ does.
+  // What nvcc defines in both passes (__CUDACC__, __NVCC__, __CUDACC_VER_MAJOR__...) is defined the same way by
+  // gpulab_cpu/prelude.h, which also poisons GPULAB_CPU_MODE for headers this tool never sees.
+  static bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+  static bool ends_with(const std::string& s, const char* p) {
+    const size_t n = std::char_traits<char>::length(p);
+    return s.size() >= n && s.compare(s.size() - n, n, p) == 0;
+  }
+
+  static bool cpu_only_macro(const std::string& s) {
+    static const char* names[] = {
+        "threadIdx", "blockIdx", "blockDim", "gridDim", "__syncthreads", "__syncthreads_and", "__syncthreads_count",
+        "__syncthreads_or", "__trap", "__brkpt", "__noinline__", "atomicAdd_block", "atomicAdd_system",
+        "atomicCAS_block", "atomicExch_block", "atomicMax_block", "atomicMin_block", "GPULAB_SHARED_SITE",
+        "GPULAB_UNSUPPORTED_MSG", "GPULAB_UNSUPPORTED_TEX_FN", "GPULAB_UNSUPPORTED_TYPE",
+        "GPULAB_UNSUPPORTED_WARP_FN", "GPULAB_VEC1", "GPULAB_VEC2", "GPULAB_VEC3", "GPULAB_VEC4", "GPULAB_VECS",
+        "GPULAB_MINMAX", "GPULAB_ATOMIC_INT"};
+    for (const char* n : names)
+      if (s == n) return true;
+    return false;
+  }
+
+  static bool device_pass_only_macro(const std::string& s) {
+    return s == "CUDA_DOUBLE_MATH_FUNCTIONS" || s == "__DEVICE_ATOMIC_FUNCTIONS_HPP__" ||
+           (starts_with(s, "__SM_") && ends_with(s, "_HPP__")) || starts_with(s, "__CUDA_AND_AT_LEAST_SM_");
+  }
+
+  void refuse_mode_question(size_t i) {
+    const Token& tk = t_[i];
+    static const std::string why =
+        ": CPU execution mode runs your code exactly as the GPU does; code that asks which mode it runs in is not "
+        "accepted";
+    if (tk.kind == Token::String && tk.directive && tk.text.find("gpulab_cpu") != std::string::npos)
+      die(file_, src_, tk.pos, "gpulab CPU execution mode: " + tk.text + why);
+    if (tk.kind != Token::Ident) return;
+    if (starts_with(tk.text, "GPULAB_CPU") || starts_with(tk.text, "gpulab_cpu"))
+      die(file_, src_, tk.pos, "gpulab CPU execution mode: " + tk.text + why);
+    if (tk.text == "gpulab" && is(i + 1, "::") && is(i + 2, "cpu"))
+      die(file_, src_, tk.pos, "gpulab CPU execution mode: gpulab::cpu" + why);
+    if (device_pass_only_macro(tk.text))
+      die(file_, src_, tk.pos,
+          "gpulab CPU execution mode: " + tk.text +
+              " is not supported: nvcc defines it in its device pass only, so the code it guards would be one thing "
+              "on the GPU and another in CPU execution mode; test __CUDA_ARCH__ inside a kernel's or a __device__ "
+              "function's body instead");
+    if (tk.directive && cpu_only_macro(tk.text)) {
+      size_t d = i;
+      while (d > 0 && t_[d - 1].directive && t_[d - 1].kind != Token::DirectiveEnd) --d;
+      const bool tested = (i == d + 2 && (is(d + 1, "ifdef") || is(d + 1, "ifndef"))) || is(i - 1, "defined") ||
+                          (is(i - 1, "(") && is(i - 2, "defined"));
+      if (tested)
+        die(file_, src_, tk.pos,
+            "gpulab CPU execution mode: testing whether " + tk.text +
+                " is defined is not accepted: it is a macro in CPU execution mode and not under nvcc" + why);
+    }
   }
 
   bool is_kernel_template(const std::string& name) const {

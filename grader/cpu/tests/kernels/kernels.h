@@ -59,3 +59,6 @@ cudaError_t shared_first_of_two(float* out);                         // 2 x 32 f
 
 // __CUDA_ARCH__ as device code sees it (kernels/cuda_arch_cases.cu): 4 ints.
 cudaError_t cuda_arch_values(int* out);
+
+// nvcc's macros of both passes as device and host code see them (kernels/cuda_macros_cases.cu): 6 ints.
+cudaError_t cuda_macros_values(int* out);

@@ -80,10 +80,18 @@ std::string take_rejected_launch() {
 // shared memory a block used; registers and local memory stay 0 (unknown without a GPU build).
 #include <gpulab_cpu/launch_observer.h>
 
+#include <map>
+
 namespace {
+
+std::map<const void*, std::string>& kernel_names() {  // guarded by g_mutex
+    static std::map<const void*, std::string> names;
+    return names;
+}
 
 void observe(const gpulab::cpu::LaunchRecord& r) {
     std::lock_guard<std::mutex> lock(gpulab::g_mutex);
+    if (r.name && *r.name) kernel_names().emplace(r.kernel, r.name);
     if (!gpulab::g_active) return;
     gpulab::RecordedLaunch launch;
     launch.kernel = r.kernel;
@@ -97,7 +105,14 @@ void observe(const gpulab::cpu::LaunchRecord& r) {
 }  // namespace
 
 bool gpulab::launch_recording_supported() { return true; }
+// The kernel's name as its launch site spelled it (CPU execution mode knows no other: a solution's kernels are
+// local symbols), learned from the launches watched so far; messages comparing two launches name their kernels.
 std::string gpulab::kernel_name_of(const void* kernel) {
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        const auto found = kernel_names().find(kernel);
+        if (found != kernel_names().end()) return found->second;
+    }
     std::ostringstream out;
     out << "kernel at " << kernel;
     return out.str();

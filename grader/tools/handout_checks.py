@@ -478,10 +478,15 @@ LABS = {
             "Stability.BlowsUpAboveBound": "{stability.blow_up}",
             "Technique.SharedMemoryTile": "launch recorded at {technique.nx}×{technique.ny}: at least "
                                           "{technique.min_shared_floats_per_thread} float of shared memory per thread "
-                                          "(tiled), none (naive)",
-            "Technique.ComputesFromSharedTile": "reads of `in` counted at {technique.reads.sizes} and one grid drawn "
-                                                "per run {technique.reads.random:range}: at most "
-                                                "{technique.reads.max_reads_per_cell} per interior cell",
+                                          "(tiled), none (naive); the tiled launch at {speed.N}×{speed.N} (recorded, "
+                                          "not run) the same kernel, block and shared memory",
+            "Technique.ComputesFromSharedTile": "bytes of `in` read per byte written, counted at "
+                                                "{technique.reads.sizes} and one grid drawn per run "
+                                                "{technique.reads.random:range} (every block), and on the timed "
+                                                "{speed.N}×{speed.N} launch ({technique.reads.timed_blocks} of its "
+                                                "blocks): at most {technique.reads.max_reads_per_cell} per interior "
+                                                "cell; one kernel, block and shared memory at all these sizes and "
+                                                "{technique.nx}×{technique.ny}",
             "Speed.NaiveThroughput": "{speed.N}×{speed.N}; " + SPEED_FIELD,
             "Speed.TiledThroughput": "{speed.N}×{speed.N}; the same rules",
             "Report.Snapshots": "a frame every {snapshots.every} time units, {snapshots.kernel} kernel",
@@ -524,8 +529,10 @@ LABS = {
             P("Stability.BlowsUpAboveBound", r"to within (\d+)% in its logarithm", "stability.blow_up.log_growth_rel_tol",
               scale=100),
             P("Technique.SharedMemoryTile", r"`launch_step_tiled` runs on a (\d+ × \d+) grid", "technique", kind="nx_ny"),
-            P("Technique.ComputesFromSharedTile", r"`in` from global memory on (\d+ × \d+) and (\d+ × \d+) grids",
+            P("Technique.ComputesFromSharedTile", r"It counts on (\d+ × \d+) and (\d+ × \d+) grids",
               "technique.reads.sizes", kind="sizes"),
+            P("Technique.ComputesFromSharedTile", r"of which (\d+) blocks run and are counted",
+              "technique.reads.timed_blocks"),
             P("Technique.ComputesFromSharedTile", r"drawn for each run \(from the seed\) between (\d+ × \d+) and (\d+ × \d+)",
               "technique.reads.random", kind="random_range"),
             P("Technique.ComputesFromSharedTile", r"The bar is at most \*\*(" + NUM + r")\*\*",
@@ -566,11 +573,16 @@ LABS = {
             "Technique.TiledUsesSharedTile": "launch recorded at {technique.width}×{technique.height} with "
                                              "{technique.channels} channels: shared memory at least (tile width + 2) × "
                                              "(tile height + 2) × channels bytes, the tile being the image divided by "
-                                             "the grid",
-            "Technique.ComputesFromSharedTile": "reads of the input counted at {technique.reads.sizes} with "
-                                                "{technique.reads.channels} channels, and one image drawn per run "
-                                                "{technique.reads.random:range} (width × height × channels): at most "
-                                                "{technique.reads.max_reads_per_byte} per output byte",
+                                             "the grid; the timed launch (recorded, not run) the same kernel, block "
+                                             "and shared memory as the one with {speed.channels} channels",
+            "Technique.ComputesFromSharedTile": "bytes of the input read per byte written, counted at "
+                                                "{technique.reads.sizes} with {technique.reads.channels} channels, and "
+                                                "one image drawn per run {technique.reads.random:range} (width × "
+                                                "height × channels), every block, and on the timed "
+                                                "{speed.width}×{speed.height} launch ({technique.reads.timed_blocks} "
+                                                "of its blocks): at most {technique.reads.max_reads_per_byte} per "
+                                                "output byte; one kernel, block and shared memory per channel count at "
+                                                "all these sizes and {technique.width}×{technique.height}",
             "Speed.NaiveThroughput": "{speed.width}×{speed.height}, {speed.channels} channels; " + SPEED_FIELD +
                                      "; launch recorded at {technique.width}×{technique.height}",
             "Speed.TiledThroughput": "the same image; the same rules",
@@ -595,8 +607,10 @@ LABS = {
             P("BlurImage.BeforeAndAfter", r"Your `blur_image` on `(\w+\.png)`", "blur_image.photo", kind="string"),
             P("Technique.TiledUsesSharedTile", r"tiled launch on a (\d+×\d+) image with (\d+, \d+ and \d+) channels",
               "technique", kind="w_h_channels"),
-            P("Technique.ComputesFromSharedTile", r"global memory on (\d+×\d+) and (\d+×\d+) images with (\d+) and (\d+) "
+            P("Technique.ComputesFromSharedTile", r"It counts on (\d+×\d+) and (\d+×\d+) images with (\d+) and (\d+) "
               r"channels", "technique.reads", kind="reads_images"),
+            P("Technique.ComputesFromSharedTile", r"of which (\d+) blocks run and are counted",
+              "technique.reads.timed_blocks"),
             P("Technique.ComputesFromSharedTile", r"drawn for each run \(from the seed\) between (\d+×\d+) and (\d+×\d+)",
               "technique.reads.random", kind="random_range"),
             P("Technique.ComputesFromSharedTile", r"The bar is at most \*\*(" + NUM + r")\*\*",

@@ -243,7 +243,7 @@ void launch(const LaunchSite& site, const void* kernel, dim3 grid, dim3 block, s
     return;
   }
   if (dry_run()) {
-    if (LaunchObserver observer = g_launch_observer.load()) observer(LaunchRecord{kernel, grid, block, shmem, 0});
+    if (LaunchObserver observer = g_launch_observer.load()) observer(LaunchRecord{kernel, grid, block, shmem, 0, site.kernel});
     return;
   }
   if (!config_ok(site, grid, block, shmem, kernel)) return;
@@ -277,7 +277,7 @@ void launch(const LaunchSite& site, const void* kernel, dim3 grid, dim3 block, s
                                                site.file, site.line));
   if (job.err != cudaSuccess) fail(job.err, job.msg + format(" [GPULAB_CPU_SEED=%llu]", job.seed));
   if (LaunchObserver observer = g_launch_observer.load())
-    observer(LaunchRecord{kernel, grid, block, shmem, job.static_shared.load()});
+    observer(LaunchRecord{kernel, grid, block, shmem, job.static_shared.load(), site.kernel});
 }
 
 void set_launch_observer(LaunchObserver observer) { g_launch_observer = observer; }

@@ -8,6 +8,7 @@
 #include "gpulab/format.h"
 #include "gpulab/grader_test.h"
 #include "gpulab/guarded_array.h"
+#include "gpulab/launch_geometry.h"
 #include "gpulab/launch_recorder.h"
 #include "gpulab/random_size.h"
 #include "gpulab/read_counter.h"
@@ -39,6 +40,12 @@ void check_shared_memory_tile(int kernel) {
     const double per_thread = spec.at("min_shared_floats_per_thread");
     if (kernel == kTiledKernel) {
         gpulab::record_figure(described, ">= " + fixed(per_thread, 0) + " float of shared memory per thread");
+        // The configuration judged here must be the one the speed test times (a dry run of that launch).
+        gpulab::KernelConfiguration seen = gpulab::configuration_of(launches, launcher_name(kernel) + std::string("(nx=") +
+                                                                                  std::to_string(g.nx) + ", ny=" +
+                                                                                  std::to_string(g.ny) + ")");
+        for (const gpulab::GeometryCheck& timed : gpulab::timed_launches("TiledStep"))
+            grid2d_grading::expect_timed_launch_configured_as(seen, timed, launcher_name(kernel));
         for (const auto& launch : launches) {
             const double threads = double(launch.block.x) * launch.block.y * launch.block.z;
             GPULAB_EXPECT(double(launch.shared_bytes()) >= per_thread * sizeof(float) * threads)
@@ -60,8 +67,25 @@ void check_shared_memory_tile(int kernel) {
     }
 }
 
+namespace {
+
+// Technique.SharedMemoryTile's launch of the tiled kernel: the technique size, its call and buffers.
+gpulab::GeometryCheck structure_launch() {
+    const Json& spec = section("technique");
+    const Grid g{spec.at("nx").get<int>(), spec.at("ny").get<int>()};
+    const float r = 0.2f;
+    return {"Technique", "SharedMemoryTile", size_name(g),
+            std::string(launcher_name(kTiledKernel)) + "(nx=" + std::to_string(g.nx) + ", ny=" + std::to_string(g.ny) + ")",
+            {g.cells() * sizeof(float), g.cells() * sizeof(float)}, [g, r](const std::vector<void*>& b) {
+                student().launch_step_tiled(static_cast<float*>(b[0]), static_cast<float*>(b[1]), g.nx, g.ny, r);
+            }};
+}
+
+}  // namespace
+
 // A kernel that computes from its tile reads each cell once plus its share of the halo (1.31 times with 32 x 8
-// blocks); the naive stencil reads 5.
+// blocks); the naive stencil reads 5. Counted in bytes (4 per float read) on small grids, every block, and on the
+// launch Speed.TiledThroughput times, a sample of its blocks.
 void check_computes_from_shared_tile() {
     const Json& spec = gpulab::config_at(section("technique"), "reads");
     const gpulab::Tolerance tol{section("step").at("rel_tol"), section("step").at("abs_tol")};
@@ -69,9 +93,9 @@ void check_computes_from_shared_tile() {
     std::vector<Grid> grids = grids_of(spec.at("sizes"));
     const std::vector<int> drawn = gpulab::random_size_for_run(spec.at("random"));  // and one nobody can predict
     grids.push_back({drawn[0], drawn[1]});
-    std::vector<std::function<grid2d_grading::CountedRun()>> runs;
+    grid2d_grading::TechniqueRuns runs;
     for (const Grid& g : grids)
-        runs.push_back([g, r, tol] {
+        runs.small.push_back([g, r, tol] {
             auto rng = gpulab::Rng::for_current_test();
             const std::vector<float> in = random_field(rng, g);
             GuardedDeviceArray<float> d_in(g.cells()), d_out(g.cells());
@@ -80,22 +104,31 @@ void check_computes_from_shared_tile() {
             run.call = "launch_step_tiled(nx=" + std::to_string(g.nx) + ", ny=" + std::to_string(g.ny) + ")";
             run.size = size_name(g);
             run.nx = g.nx, run.ny = g.ny;
-            run.outputs = double(g.nx) * g.ny;
-            gpulab::LaunchRecorder recorder;  // CPU execution mode: the launch's grid, for the advice
-            run.count = gpulab::count_device_reads(d_in.data(), g.cells() * sizeof(float), [&] {
-                student().launch_step_tiled(d_in.data(), d_out.data(), g.nx, g.ny, r);
-                gpulab::check_student_launch(run.call);
-            });
+            run.output_bytes = double(g.nx) * g.ny * sizeof(float);
+            gpulab::LaunchRecorder recorder;  // CPU execution mode: the launch's grid and configuration
+            run.count = gpulab::count_device_accesses(
+                {{d_in.data(), g.cells() * sizeof(float)}, {d_out.data(), g.cells() * sizeof(float)}}, [&] {
+                    student().launch_step_tiled(d_in.data(), d_out.data(), g.nx, g.ny, r);
+                    gpulab::check_student_launch(run.call);
+                });
             run.launches = recorder.launches();
             run.right = run.count.available &&
                         gpulab::compare(interior_of(d_out.download(), g), expected_interior(in, g, r), interior_shape(g), tol).ok();
             return run;
         });
+    const int N = section("speed").at("N");
+    for (const gpulab::GeometryCheck& timed : gpulab::timed_launches("TiledStep")) runs.timed.push_back({timed, "", N, N});
+    GPULAB_ASSERT(!runs.timed.empty()) << "grader error: no timed launch of the tiled kernel is registered";
+    runs.timed_options.blocks = spec.at("timed_blocks");
+    const gpulab::GeometryCheck structure = structure_launch();
+    gpulab::KernelConfiguration config = grid2d_grading::launch_configuration(structure);
+    config.where = structure.call + " (Technique.SharedMemoryTile's launch)";
+    runs.structure.push_back({"", config});
     const grid2d_grading::TiledStencil stencil{
         .output = "interior cell", .element = "cell", .input = "`in`", .naive = "the naive stencil", .naive_reads = 5,
         .neighbourhood = "the cell and its four neighbours", .halo = grid2d_grading::Halo::edges,
         .launch = "launch_step_tiled", .kernel = "ftcs_tiled", .correctness_test = "TiledStep.MatchesOracle",
-        .suggested_tiles = {{32, 8}}};
+        .speed_test = "Speed.TiledThroughput", .suggested_tiles = {{32, 8}}};
     grid2d_grading::check_reads_per_output(stencil, spec.at("max_reads_per_cell"), runs);
 }
 

@@ -1,9 +1,14 @@
 #include "tile_reads.h"
 
+#include "gpulab/cuda_check.h"
+#include "gpulab/device_facts.h"
+#include "gpulab/device_resources.h"
 #include "gpulab/format.h"
 #include "gpulab/grader_test.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <sstream>
 
 namespace grid2d_grading {
@@ -22,6 +27,34 @@ double ideal_reads_per_output(unsigned grid_x, unsigned grid_y, int nx, int ny, 
     return halo == Halo::edges ? 1 + 2 * bx / nx + 2 * by / ny : (1 + 2 * bx / nx) * (1 + 2 * by / ny);
 }
 
+gpulab::KernelConfiguration launch_configuration(const gpulab::GeometryCheck& check) {
+    if (gpulab::device_facts().emulated) {
+        // CPU execution mode learns a kernel's static shared memory from the blocks that run: run a few (corner
+        // blocks, on buffers that cost only the pages they touch).
+        gpulab::TimedCountOptions few;
+        few.blocks = 4;
+        return gpulab::configuration_of(gpulab::count_timed_launch(check, few).launches, check.call);
+    }
+    // A GPU's record has it from the compiled kernel: a dry run, nothing launched, on buffers of the full size (a
+    // launch function may look at its pointers' allocations).
+    std::vector<gpulab::DeviceBytes> buffers;
+    std::vector<void*> pointers;
+    for (std::size_t bytes : check.buffer_bytes) {
+        buffers.emplace_back(bytes);
+        pointers.push_back(buffers.back().get());
+    }
+    const std::vector<gpulab::RecordedLaunch> launches = gpulab::dry_run([&] { check.launch(pointers); });
+    cudaGetLastError();  // a dry run launched nothing that could fail
+    return gpulab::configuration_of(launches, check.call);
+}
+
+void expect_timed_launch_configured_as(const gpulab::KernelConfiguration& structure, const gpulab::GeometryCheck& timed,
+                                       const std::string& launcher) {
+    gpulab::KernelConfiguration seen = launch_configuration(timed);
+    seen.where = timed.call + " (the launch the speed test times)";
+    gpulab::expect_one_configuration({structure, seen}, launcher);
+}
+
 namespace {
 
 // "cell" of "interior cell": the unit a figure's "reads/<unit>" counts in.
@@ -29,12 +62,13 @@ std::string unit_of(const TiledStencil& s) { return s.output.substr(s.output.rfi
 
 // Advice for a kernel between the bar and the naive kernel: are its tiles too small, or does it read some
 // values from global memory?
-std::string tiling_advice(const TiledStencil& s, const CountedRun& run, double bound) {
-    const gpulab::RecordedLaunch* main = main_launch(run.launches);
+std::string tiling_advice(const TiledStencil& s, const std::string& size, const std::vector<gpulab::RecordedLaunch>& launches,
+                          int nx, int ny, double bound) {
+    const gpulab::RecordedLaunch* main = main_launch(launches);
     const unsigned gx = main ? main->grid.x : 0, gy = main ? main->grid.y : 0;
-    const double ideal = ideal_reads_per_output(gx, gy, run.nx, run.ny, s.halo);
+    const double ideal = ideal_reads_per_output(gx, gy, nx, ny, s.halo);
     std::ostringstream out;
-    out << "Your launch at " << run.size << " has " << gx << " x " << gy << " blocks; if each block loaded its own "
+    out << "Your launch at " << size << " has " << gx << " x " << gy << " blocks; if each block loaded its own "
         << s.element << "s and the one-" << s.element << " halo around them once, that would be " << fixed(ideal, 2)
         << " reads per " << unit_of(s);
     if (ideal > bound) {
@@ -53,32 +87,109 @@ std::string tiling_advice(const TiledStencil& s, const CountedRun& run, double b
     return out.str();
 }
 
+// The bytes each full block of the main launch wrote to the output: blocks in the grid's last column or row are
+// left out (a tile cut short by the grid's edge writes less). One value for a kernel whose blocks all do the same
+// work; empty when no full block ran.
+std::set<unsigned long long> full_block_writes(const gpulab::AccessCount& count) {
+    std::set<unsigned long long> writes;
+    const gpulab::CountedLaunch* main = nullptr;
+    for (const gpulab::CountedLaunch& l : count.counted_launches)
+        if (!main || l.grid_blocks > main->grid_blocks) main = &l;
+    if (!main || main->range_count <= kOutput) return writes;
+    for (std::size_t i = 0; i < main->blocks.size(); ++i) {
+        const dim3 b = main->blocks[i];
+        if (b.x + 1 < main->grid.x && b.y + 1 < main->grid.y) writes.insert(main->at(i, kOutput).bytes_written);
+    }
+    return writes;
+}
+
+// The bytes one full block writes, per group, from the first launch whose full blocks all agreed.
+struct BlockWork {
+    unsigned long long bytes = 0;
+    std::string where;
+};
+
+std::string bytes_text(unsigned long long b) { return std::to_string(b) + " bytes"; }
+
+// A timed launch's full blocks must write what the small grids' full blocks wrote: the same kernel and block
+// doing other work at the timed size (each block computing more cells, or writing each one more than once, which
+// would also thin out its bytes read per byte written) is another configuration.
+void expect_same_block_work(const BlockWork& small, const std::set<unsigned long long>& timed, const std::string& timed_where) {
+    for (unsigned long long bytes : timed)
+        if (bytes != small.bytes) {
+            GPULAB_EXPECT(false) << timed_where << ": one of its full blocks wrote " << bytes_text(bytes)
+                                 << " of output; at " << small.where << " each full block wrote " << bytes_text(small.bytes)
+                                 << ". Same kernel, block and shared memory, but a block does different work at the "
+                                    "size that is timed. The technique is judged on one configuration at every size: "
+                                    "each block computes the same tile of the output at every size.";
+            return;
+        }
+}
+
 }  // namespace
 
-void check_reads_per_output(const TiledStencil& s, double bound, const std::vector<std::function<CountedRun()>>& runs) {
+void check_reads_per_output(const TiledStencil& s, double bound, const TechniqueRuns& runs) {
     const std::string unit = unit_of(s);
+    std::map<std::string, std::vector<gpulab::KernelConfiguration>> configurations;
+    std::map<std::string, BlockWork> block_work;
+    for (const StructureLaunch& l : runs.structure) configurations[l.group].push_back(l.config);
     double worst = -1;
     std::string worst_call, figure, advice;
-    for (const auto& counted : runs) {
+    const auto consider = [&](double per_output, const std::string& call, const std::string& size, const std::string& label,
+                              const std::vector<gpulab::RecordedLaunch>& launches, int nx, int ny) {
+        testing::Test::RecordProperty("reads_per_" + unit + "_" + size, fixed(per_output, 2));
+        if (per_output > worst) {
+            worst = per_output, worst_call = call;
+            advice = tiling_advice(s, size, launches, nx, ny, bound);
+        }
+        figure += (figure.empty() ? "" : ", ") + fixed(per_output, 2) + " reads/" + unit + " at " + label;
+    };
+
+    for (const auto& counted : runs.small) {
         const CountedRun run = counted();
         GPULAB_ASSERT(run.count.available) << "grader error: could not count the reads of " << run.call << ": " << run.count.why;
         if (!run.right)
             GTEST_SKIP() << run.call << " does not compute its output right at this size yet (" << s.correctness_test
                          << " says where); how it reads its input is judged once it does.";
-        GPULAB_ASSERT(run.count.host_bytes_read == 0)
-            << run.call << " copied " << run.count.host_bytes_read << " bytes out of " << s.input
+        const gpulab::RangeCount& in = run.count.ranges.at(kInput);
+        GPULAB_ASSERT(in.host_bytes_read == 0)
+            << run.call << " copied " << in.host_bytes_read << " bytes out of " << s.input
             << " with cudaMemcpy while it ran. The tiled kernel reads " << s.input << " itself, into a shared-memory "
             << "tile, and computes from the tile.";
-        const double per_output = double(run.count.reads) / run.outputs;
-        testing::Test::RecordProperty("reads_per_" + unit + "_" + run.size, fixed(per_output, 2));
-        if (per_output > worst) {
-            worst = per_output, worst_call = run.call;
-            advice = tiling_advice(s, run, bound);
-        }
-        figure += (figure.empty() ? "" : ", ") + fixed(per_output, 2) + " reads/" + unit + " at " + run.size;
+        consider(double(in.bytes_read) / run.output_bytes, run.call, run.size, run.size, run.launches, run.nx, run.ny);
+        configurations[run.group].push_back(gpulab::configuration_of(run.launches, run.call));
+        const std::set<unsigned long long> writes = full_block_writes(run.count);
+        if (writes.size() == 1 && !block_work.count(run.group)) block_work[run.group] = {*writes.begin(), run.call};
     }
+
+    double seconds = 0;
+    for (const TimedRun& timed : runs.timed) {
+        const gpulab::TimedLaunchCount t = gpulab::count_timed_launch(timed.launch, runs.timed_options);
+        seconds += t.seconds;
+        GPULAB_ASSERT(t.count.available) << "grader error: could not count the timed launch " << t.describe() << ": "
+                                         << t.count.why;
+        const std::string where = t.describe() + ", the launch " + s.speed_test + " times,";
+        const double written = t.bytes_written(kOutput);
+        GPULAB_EXPECT(written > 0) << where << " wrote nothing to its output in the " << t.blocks_run
+                                   << " blocks counted (corner, edge and interior blocks of its grid). Every block "
+                                      "of the tiled kernel computes its tile of the output, at every size.";
+        GPULAB_EXPECT(t.count.ranges.at(kInput).host_bytes_read == 0)
+            << where << " copied " << t.count.ranges.at(kInput).host_bytes_read << " bytes out of " << s.input
+            << " with cudaMemcpy while it ran. The tiled kernel reads " << s.input << " itself.";
+        configurations[timed.group].push_back(gpulab::configuration_of(t.launches, timed.launch.call));
+        if (written <= 0) continue;
+        consider(t.bytes_read(kInput) / written, where, timed.launch.instance,
+                 timed.launch.instance + " (timed, " + std::to_string(t.blocks_run) + " blocks)", t.launches, timed.nx, timed.ny);
+        if (block_work.count(timed.group)) expect_same_block_work(block_work.at(timed.group), full_block_writes(t.count), where);
+    }
+    testing::Test::RecordProperty("timed_count_seconds", fixed(seconds, 2));
+
+    for (const auto& [group, seen] : configurations) gpulab::expect_one_configuration(seen, s.launch);
+
+    if (worst < 0) return;  // nothing was counted: the failures above say why
     const std::string naive_reads = std::to_string(s.naive_reads);
-    gpulab::record_figure(figure + " (naive: " + naive_reads + ")", "<= " + fixed(bound, 1) + " global reads of the input per " + unit);
+    gpulab::record_figure(figure + " (naive: " + naive_reads + ")",
+                          "<= " + fixed(bound, 1) + " bytes of the input read per byte written");
     std::string why;
     switch (gpulab::classify_tile_use(worst, s.naive_reads)) {
     case gpulab::TileUse::like_naive:
@@ -94,10 +205,11 @@ void check_reads_per_output(const TiledStencil& s, double bound, const std::vect
         why = advice;
     }
     GPULAB_EXPECT(worst <= bound) << worst_call << " reads " << s.input << " " << fixed(worst, 2) << " times per "
-                                  << s.output << " (counted exactly in CPU execution mode; a tiled kernel reads each "
-                                  << "input " << s.element << " once into its tile, plus its share of the halo; "
-                                  << s.naive << " " << naive_reads << " times; allowed: at most " << fixed(bound, 1)
-                                  << "). " << why;
+                                  << s.output << " (bytes read per byte written, counted exactly in CPU execution "
+                                  << "mode; a tiled kernel reads each input " << s.element << " once into its tile, "
+                                  << "plus its share of the halo; " << s.naive << " " << naive_reads << " times; "
+                                  << "allowed: at most " << fixed(bound, 1) << ", at every size counted and on the "
+                                  << "launch the speed test times). " << why;
 }
 
 }  // namespace grid2d_grading

@@ -16,6 +16,7 @@ struct LaunchRecord {
   dim3 grid, block;
   size_t dynamic_shared = 0;
   size_t static_shared = 0;
+  const char* name = nullptr;  // the kernel's name at its launch site, for messages
 };
 
 using LaunchObserver = void (*)(const LaunchRecord& launch);

@@ -58,6 +58,15 @@ TimedLaunchCount count_timed_launch(const GeometryCheck& launch, const TimedCoun
         result.page_every.push_back(every);
         ranges.push_back(CountedRange{buffers.back()->data(), 0, every, seed});
     }
+    if (options.ranges) {
+        ranges = options.ranges(pointers);
+        result.page_every.clear();
+        for (CountedRange& r : ranges) {
+            r.page_every = std::max(1u, r.page_every);
+            if (!r.page_seed) r.page_seed = seed;
+            result.page_every.push_back(r.page_every);
+        }
+    }
     const BlockSample sample{options.blocks, seed};
     {
         LaunchRecorder recorder;

@@ -791,10 +791,17 @@ LABS = {
             "NaiveBt.MatchesOracle": "the same shapes",
             "TiledBt.MatchesOracle": "the same shapes",
             "Technique.TiledUsesSharedMemory": "at least {technique.min_tiled_shared_bytes} bytes of shared memory per "
-                                               "tiled launch, none per naive launch",
+                                               "tiled launch, none per naive launch; the tiled launches at N = "
+                                               "{speed.sizes} (recorded, not run) the same kernel, block and shared "
+                                               "memory",
             "Technique.ComputesFromSharedTiles": "reads of A and B counted at {technique.shapes_mnk} and one shape "
-                                                 "drawn per run {technique.reads_random_mnk:range}: at most "
-                                                 "{technique.max_reads_per_multiply_add} per multiply-add",
+                                                 "drawn per run {technique.reads_random_mnk:range} (every block): at "
+                                                 "most {technique.max_reads_per_multiply_add} per multiply-add; the "
+                                                 "timed launches at N = {speed.sizes} ({technique.timed_blocks} of "
+                                                 "their blocks, bytes read over a window of K): at most "
+                                                 "{technique.timed_max_loads_per_multiply_add} loads of A and B per "
+                                                 "multiply-add on whole tiles; one kernel, block and shared memory at "
+                                                 "all these sizes",
             "Speed.NaiveThroughput": "N = {speed.sizes}; at least {speed.min_fraction_of_reference}× the reference's "
                                      "speed, same run; median of {speed.samples} samples after {speed.warmup} "
                                      "warm-ups, up to {speed.max_remeasures} measurements near the bar; output first "
@@ -831,8 +838,16 @@ LABS = {
             P("Transpose.Exact", r"`launch_transpose` on (.*?) \(rows × cols", "transpose.shapes", kind="sizes_set"),
             P("Technique.TiledUsesSharedMemory", r"each tiled launch needs at least \*\*(\d+) bytes\*\*",
               "technique.min_tiled_shared_bytes"),
-            P("Technique.ComputesFromSharedTiles", r"from global memory, at (\d+ × \d+ × \d+), (\d+ × \d+ × \d+) and one "
-              r"more shape", "technique.shapes_mnk", kind="sizes"),
+            P("Technique.ComputesFromSharedTiles", r"\*\*Small shapes\*\*: at (\d+ × \d+ × \d+), (\d+ × \d+ × \d+) and "
+              r"one more shape", "technique.shapes_mnk", kind="sizes"),
+            P("Technique.ComputesFromSharedTiles", r"both tiled kernels\), its own grid, block and arguments, with (\d+) "
+              r"of its blocks run", "technique.timed_blocks"),
+            P("Technique.ComputesFromSharedTiles", r"of its blocks run .*?: at most \*\*(" + NUM + r")\*\* loads of A "
+              r"and B per multiply-add", "technique.timed_max_loads_per_multiply_add"),
+            P("Technique.ComputesFromSharedTiles", r"\*\*The bar, at most (" + NUM + r") loads per multiply-add",
+              "technique.timed_max_loads_per_multiply_add"),
+            P("Technique.ComputesFromSharedTiles", r"in CPU execution mode: (\d+) of its blocks \(corners",
+              "technique.timed_blocks"),
             P("Technique.ComputesFromSharedTiles", r"M·N·K: at most \*\*(" + NUM + r")\*\*",
               "technique.max_reads_per_multiply_add"),
             P("Speed.NaiveThroughput", r"at N = (\d+) and N = (\d+) \(square\) must reach at least \*\*(" + NUM +

@@ -13,6 +13,7 @@
 #include "gpulab/launch_recorder.h"
 #include "gpulab/read_counter.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,10 @@ struct TimedCountOptions {
     // pages each (coarsened along z, a long K): ratios of such buffers' counts keep their expectation.
     std::vector<unsigned> page_every;
     SharedCounting shared;  // count shared memory and its bank conflicts too (count.shared)
+    // Instead of one whole range per buffer: the ranges to count, made from the launch's buffers (in its buffer
+    // order; page_seed 0 takes the run's seed). count.ranges and page_every then follow these ranges, one each.
+    // For a count that needs exact parts of buffers (a window of K in every row of a matrix) rather than pages.
+    std::function<std::vector<CountedRange>(const std::vector<void*>& buffers)> ranges;
 };
 
 struct TimedLaunchCount {

@@ -4,6 +4,7 @@
 #include "matmul_grading.h"
 #include "matrix_check.h"
 #include "oracle.h"
+#include "timed_technique.h"
 
 #include "gpulab/launch_geometry.h"
 #include "gpulab/random_size.h"
@@ -15,6 +16,7 @@
 #include "gpulab/launch_recorder.h"
 #include "gpulab/phase_clock.h"
 #include "gpulab/read_counter.h"
+#include "gpulab/timed_launch_count.h"
 
 #include <algorithm>
 #include <optional>
@@ -86,13 +88,17 @@ class Tiled : public testing::TestWithParam<Shape> {};
 class NaiveBt : public testing::TestWithParam<Shape> {};
 class TiledBt : public testing::TestWithParam<Shape> {};
 
+const char* timed_suite(Kernel kernel) {
+    return kernel == Kernel::naive ? "Naive" : kernel == Kernel::tiled ? "Tiled" : kernel == Kernel::naive_bt ? "NaiveBt" : "TiledBt";
+}
+
 // Every product kernel at the timed sizes, in a dry run (gpulab/launch_geometry.h): instances of its MatchesOracle.
 const bool kTimedGeometry = gpulab::add_geometry_checks([] {
     std::vector<gpulab::GeometryCheck> checks;
     for (int n : section("speed").at("sizes").get<std::vector<int>>())
         for (Kernel kernel : kKernels) {
-            const char* suite = kernel == Kernel::naive ? "Naive" : kernel == Kernel::tiled ? "Tiled"
-                                : kernel == Kernel::naive_bt ? "NaiveBt" : "TiledBt";
+            // The call the speed tests time (speed_test.cpp: the student's launch on N x N buffers, m = n = k = N).
+            const char* suite = timed_suite(kernel);
             const std::size_t bytes = std::size_t(n) * n * sizeof(float);
             checks.push_back({suite, "MatchesOracle", "N" + std::to_string(n), call_text(kernel, {n, n, n}),
                               {bytes, bytes, bytes}, [kernel, n](const std::vector<void*>& b) {
@@ -220,6 +226,13 @@ TEST(Technique, TiledUsesSharedMemory) {
             problems << "\n  " << launch_name(kernel) << " launched no kernel.";
             continue;
         }
+        if (is_tiled(kernel)) {
+            // The configuration judged here is the one the speed test times: the timed launches, in a dry run.
+            std::vector<gpulab::KernelConfiguration> seen{gpulab::configuration_of(run.launches, call_text(kernel, s))};
+            for (const gpulab::GeometryCheck& timed : gpulab::timed_launches(timed_suite(kernel)))
+                seen.push_back(gpulab::configuration_of(dry_run_timed(timed), timed.call + " (the launch the speed test times)"));
+            gpulab::expect_one_configuration(seen, launch_name(kernel));
+        }
         std::size_t least = SIZE_MAX, most = 0;
         for (const gpulab::RecordedLaunch& l : run.launches)
             least = std::min(least, l.shared_bytes()), most = std::max(most, l.shared_bytes());
@@ -241,7 +254,8 @@ TEST(Technique, TiledUsesSharedMemory) {
 // Reads of A and B per multiply-add by one launch, counted exactly in CPU execution mode (skips the test
 // where it cannot count). `launch_seen`, where given, receives the launch that covers C (the most blocks).
 double reads_per_multiply_add(const MatmulApi& api, Kernel kernel, const Shape& s,
-                              gpulab::RecordedLaunch* launch_seen = nullptr) {
+                              gpulab::RecordedLaunch* launch_seen = nullptr,
+                              std::vector<gpulab::RecordedLaunch>* all_seen = nullptr) {
     auto rng = gpulab::Rng::for_current_test();
     const Inputs in = random_inputs(rng, s);
     const std::vector<float>& b = in.b_for(kernel);
@@ -260,6 +274,7 @@ double reads_per_multiply_add(const MatmulApi& api, Kernel kernel, const Shape& 
         const auto blocks = [](const gpulab::RecordedLaunch& l) { return 1ull * l.grid.x * l.grid.y * l.grid.z; };
         for (const gpulab::RecordedLaunch& l : recorder->launches())
             if (blocks(l) > blocks(*launch_seen)) *launch_seen = l;
+        if (all_seen) *all_seen = recorder->launches();
         recorder.reset();
     }
     const gpulab::ReadCount b_reads = gpulab::count_device_reads(d_b.data(), b.size() * sizeof(float), launch);
@@ -288,11 +303,14 @@ TEST(Technique, ComputesFromSharedTiles) {
     std::vector<Shape> shapes = shapes_of(section("technique").at("shapes_mnk"));
     const std::vector<int> drawn = gpulab::random_size_for_run(section("technique").at("reads_random_mnk"));
     shapes.push_back({drawn[0], drawn[1], drawn[2]});  // and one nobody can predict
+    std::vector<gpulab::KernelConfiguration> configurations[2];  // tiled, tiled on Bt
     for (Kernel kernel : {Kernel::tiled, Kernel::tiled_bt})
         for (const Shape& s : shapes) {
             gpulab::RecordedLaunch seen;
-            const double per_mad = reads_per_multiply_add(student(), kernel, s, &seen);
+            std::vector<gpulab::RecordedLaunch> launches;
+            const double per_mad = reads_per_multiply_add(student(), kernel, s, &seen, &launches);
             if (HasFailure()) return;
+            configurations[kernel == Kernel::tiled_bt].push_back(gpulab::configuration_of(launches, call_text(kernel, s)));
             figure << (figure.tellp() ? ", " : "") << kernel_name(kernel) << " " << s.name() << " " << fixed(per_mad, 3);
             if (per_mad > worst)
                 worst = per_mad, worst_call = call_text(kernel, s), worst_kernel = kernel, worst_shape = s,
@@ -313,8 +331,60 @@ TEST(Technique, ComputesFromSharedTiles) {
         if (HasFailure()) return;
         naive_note = " (naive: " + fixed(naive_at_worst, 2) + ")";
     }
-    gpulab::record_figure(figure.str() + " reads per multiply-add" + naive_note,
-                          "<= " + fixed(bound, 2) + " reads of A and B per multiply-add");
+    // The launches the speed tests time, counted on a sample of their blocks (timed_technique.h): the bar that
+    // proves the shared tile. Register blocking from global memory alone, TM x TN values of C per thread, loads
+    // (TM + TN) / (TM TN) per multiply-add: at least 0.1325 within a thread's 255 registers (13 x 18); a 16 x 16
+    // shared tile loads 0.125.
+    const double timed_bound = section("technique").at("timed_max_loads_per_multiply_add");
+    const unsigned long long timed_blocks = section("technique").at("timed_blocks");
+    std::ostringstream timed_figure, timed_problems;
+    double timed_seconds = 0;
+    for (Kernel kernel : {Kernel::tiled, Kernel::tiled_bt}) {
+        bool failed = false;  // after a kernel's first failing launch, its others give only their configuration
+        for (const gpulab::GeometryCheck& timed : gpulab::timed_launches(timed_suite(kernel))) {
+            // One block first (the corner at blockIdx 0, a whole tile): a kernel that reads from global memory
+            // costs every access it makes in the count, so a clear failure there is not run on 8 more blocks.
+            TimedReads t = count_timed_reads(kernel, timed, failed ? 0 : 1);
+            if (!failed && t.available && t.per_mad <= timed_bound) {
+                const double first = t.seconds;
+                t = count_timed_reads(kernel, timed, timed_blocks);
+                t.seconds += first;
+            }
+            timed_seconds += t.seconds;
+            configurations[kernel == Kernel::tiled_bt].push_back(t.configuration);
+            if (failed) continue;
+            failed = !t.available || t.per_mad > timed_bound;
+            if (!t.available) {
+                timed_problems << "\n  " << t.describe() << ": not counted: " << t.why << ".";
+                continue;
+            }
+            timed_figure << (timed_figure.tellp() ? ", " : "") << kernel_name(kernel) << " N=" << timed.instance.substr(1)
+                         << " " << fixed(t.per_mad, 4);
+            testing::Test::RecordProperty("timed_" + std::string(timed_suite(kernel)) + "_" + timed.instance,
+                                          t.describe() + ": A " + fixed(t.a_per_mad, 4) + " + B " + fixed(t.b_per_mad, 4) +
+                                              " loads per multiply-add, " + fixed(t.seconds, 2) + " s");
+            if (t.per_mad > timed_bound)
+                timed_problems << "\n  " << t.describe() << " loads " << fixed(t.per_mad, 3)
+                               << " elements of A and B from global memory per multiply-add (A " << fixed(t.a_per_mad, 3)
+                               << ", B " << fixed(t.b_per_mad, 3) << "; allowed: at most " << fixed(timed_bound, 2) << ").";
+        }
+    }
+    testing::Test::RecordProperty("timed_count_seconds", fixed(timed_seconds, 2));
+    gpulab::record_figure(figure.str() + " reads per multiply-add" + naive_note + "; timed launches: " +
+                              timed_figure.str() + " loads per multiply-add (" + fixed(timed_seconds, 1) + " s)",
+                          "<= " + fixed(bound, 2) + " reads of A and B per multiply-add; timed launches <= " +
+                              fixed(timed_bound, 2));
+    GPULAB_EXPECT(timed_problems.str().empty())
+        << "The tiled kernels at the sizes the speed tests time, counted in CPU execution mode on a sample of their "
+           "blocks (bytes of A and B read, over a window of K chosen for this run):"
+        << timed_problems.str()
+        << "\n  The multiply-adds must be fed from shared memory: a block that stages T x T tiles of A and B and "
+           "multiplies them there loads 2/T per multiply-add (16 x 16: 0.125, 32 x 32: 0.0625). Register blocking "
+           "alone, each thread computing TM x TN values of C from A and B in global memory, loads (TM + TN) / (TM TN) "
+           "(4 x 4: 0.5), and cannot get under " << fixed(timed_bound, 2) << " in a thread's 255 registers. Every "
+           "launch of the tiled kernel must use its tiles, at every size: the timed launch is counted too.";
+    for (Kernel kernel : {Kernel::tiled, Kernel::tiled_bt})
+        gpulab::expect_one_configuration(configurations[kernel == Kernel::tiled_bt], launch_name(kernel));
     std::string why;
     switch (gpulab::classify_tile_use(worst, naive_at_worst)) {
         case gpulab::TileUse::like_naive:

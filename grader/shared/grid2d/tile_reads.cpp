@@ -168,17 +168,17 @@ void check_reads_per_output(const TiledStencil& s, double bound, const Technique
         seconds += t.seconds;
         GPULAB_ASSERT(t.count.available) << "grader error: could not count the timed launch " << t.describe() << ": "
                                          << t.count.why;
-        const std::string where = t.describe() + ", the launch " + s.speed_test + " times,";
+        const std::string where = t.describe() + ", the launch " + s.speed_test + " times";
         const double written = t.bytes_written(kOutput);
-        GPULAB_EXPECT(written > 0) << where << " wrote nothing to its output in the " << t.blocks_run
+        GPULAB_EXPECT(written > 0) << where << ", wrote nothing to its output in the " << t.blocks_run
                                    << " blocks counted (corner, edge and interior blocks of its grid). Every block "
                                       "of the tiled kernel computes its tile of the output, at every size.";
         GPULAB_EXPECT(t.count.ranges.at(kInput).host_bytes_read == 0)
-            << where << " copied " << t.count.ranges.at(kInput).host_bytes_read << " bytes out of " << s.input
+            << where << ", copied " << t.count.ranges.at(kInput).host_bytes_read << " bytes out of " << s.input
             << " with cudaMemcpy while it ran. The tiled kernel reads " << s.input << " itself.";
         configurations[timed.group].push_back(gpulab::configuration_of(t.launches, timed.launch.call));
         if (written <= 0) continue;
-        consider(t.bytes_read(kInput) / written, where, timed.launch.instance,
+        consider(t.bytes_read(kInput) / written, where + ",", timed.launch.instance,
                  timed.launch.instance + " (timed, " + std::to_string(t.blocks_run) + " blocks)", t.launches, timed.nx, timed.ny);
         if (block_work.count(timed.group)) expect_same_block_work(block_work.at(timed.group), full_block_writes(t.count), where);
     }

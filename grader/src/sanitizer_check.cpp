@@ -3,6 +3,7 @@
 // only in that child.
 #include "gpulab/sanitizer_check.h"
 
+#include "gpulab/child_spawn.h"
 #include "gpulab/device_facts.h"
 #include "gpulab/grader_test.h"
 #include "gpulab/lab_config.h"
@@ -76,48 +77,6 @@ struct ToolRun {
     int code() const { return WEXITSTATUS(status); }
 };
 
-std::string self_path() {
-    std::error_code error;
-    const fs::path self = fs::read_symlink("/proc/self/exe", error);
-    return error ? std::string() : self.string();
-}
-
-std::string read_all(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-// Starts `argv` with `env` in a process group of its own, stdout and stderr into `log`, and no descriptor of
-// this process but those (the result channel is close-on-exec already; nothing else leaks either).
-pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, const std::string& log) {
-    std::vector<char*> args, envp;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-    envp.push_back(nullptr);
-    const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (out < 0) throw std::runtime_error("cannot write " + log + ": " + std::strerror(errno));
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        // Only async-signal-safe calls between fork and exec: this process may have other threads.
-        ::setpgid(0, 0);
-        ::dup2(out, 1);
-        ::dup2(out, 2);
-        const int devnull = ::open("/dev/null", O_RDONLY);
-        if (devnull >= 0) ::dup2(devnull, 0);
-        if (::syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
-            for (int fd = 3; fd < 4096; ++fd) ::close(fd);
-        ::execve(args[0], args.data(), envp.data());
-        ::_exit(127);
-    }
-    ::close(out);
-    if (pid < 0) throw std::runtime_error(std::string("cannot start compute-sanitizer: ") + std::strerror(errno));
-    ::setpgid(pid, pid);  // either side may win the race; both ask for the same group
-    return pid;
-}
-
 // The environment of the child: this process's, with the workload flag, the student's library and no
 // reference library (the tools must see the student's kernels only).
 std::vector<std::string> child_env(const std::string& student_library) {
@@ -140,7 +99,7 @@ unsigned tool_time_limit_s() {
 
 // Runs the four tools at once, each on this binary's workload, and waits for all of them.
 std::vector<ToolRun> run_tools(const std::string& sanitizer, const std::string& student_library, const fs::path& dir) {
-    const std::string self = self_path();
+    const std::string self = own_executable_path();
     if (self.empty()) throw std::runtime_error("cannot tell where this grader binary is (/proc/self/exe)");
     const std::vector<std::string> env = child_env(student_library);
     std::vector<ToolRun> runs;
@@ -148,10 +107,10 @@ std::vector<ToolRun> run_tools(const std::string& sanitizer, const std::string& 
         ToolRun run;
         run.tool = tool;
         run.log = (dir / (std::string(tool) + ".log")).string();
-        run.pid = spawn({sanitizer, "--tool", tool, "--error-exitcode", std::to_string(kToolFoundErrors),
-                         "--show-backtrace", "no", "--print-limit", "50", "--report-api-errors", "no", self,
-                         "--gtest_filter=SanitizerWorkload.Run", "--gtest_color=no", "--gtest_brief=1"},
-                        env, run.log);
+        run.pid = spawn_child({sanitizer, "--tool", tool, "--error-exitcode", std::to_string(kToolFoundErrors),
+                               "--show-backtrace", "no", "--print-limit", "50", "--report-api-errors", "no", self,
+                               "--gtest_filter=SanitizerWorkload.Run", "--gtest_color=no", "--gtest_brief=1"},
+                              env, run.log, "compute-sanitizer");
         runs.push_back(run);
     }
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(tool_time_limit_s());
@@ -175,7 +134,7 @@ std::vector<ToolRun> run_tools(const std::string& sanitizer, const std::string& 
         if (!waiting) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    for (ToolRun& run : runs) run.output = read_all(run.log);
+    for (ToolRun& run : runs) run.output = read_text_file(run.log);
     return runs;
 }
 

@@ -1,0 +1,569 @@
+// The GPU's own counters for a lab's timed launches (gpu_profile.h): the parent starts a GPU grader under ncu with
+// only the profile workload to run and reads ncu's CSV; the child side is that workload, registered as a test only
+// in the child.
+//
+// The tolerance of check_gpu_counters_agree, and why. Both figures are bytes read by the threads, over the element
+// size, per output element:
+//  - CPU execution mode counts the bytes each access reads (so how a host compiler merges a pixel's three uchar loads
+//    changes nothing), for a sample of the timed launch's blocks (corners, edges, random interior blocks). The GPU
+//    gives the bytes its threads' global loads asked for, whole grid (smsp__sass_data_bytes_mem_global_op_ld.sum:
+//    a float load is 4 per thread, a float4 load 16; not the sectors fetched, which count coalescing instead). On
+//    lab 02 at 8192^2 (H200, ncu 2025.3.1): the reference's tiled kernel 5.2526 B per interior cell = 1.313 floats
+//    on the GPU, 1.312 in CPU execution mode; the naive kernel 20.0098 B = 5.002.
+//  - What still differs honestly: the sample over-represents edge blocks (a tile at the border of 8192^2 has a
+//    little more or less halo than an interior one; with 32 of 262,144 blocks sampled, most on edges), a few % for
+//    the stencils; a GPU path that reads less (a value kept in a register rather than read again) is no cheat.
+//  - What it must catch is a kernel doing other work on the GPU: the tiled stencil that reads its neighbours from
+//    global memory there reads 5 per cell against the tile's 1.31 (3.8x); lab 07's matmul without its tile, 16x.
+// Hence gpu <= cpu * 1.25 + 0.25 elements per output, one-sided: wide against the honest differences, far below any
+// cheat.
+#include "gpulab/gpu_profile.h"
+
+#include "gpulab/child_spawn.h"
+#include "gpulab/device_facts.h"
+#include "gpulab/device_resources.h"
+#include "gpulab/format.h"
+#include "gpulab/grader_test.h"
+#include "gpulab/lab_config.h"
+#include "gpulab/launch_geometry.h"
+#include "gpulab/program_on_path.h"
+#include "gpulab/solution.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+extern char** environ;
+
+namespace gpulab {
+
+// The marker kernel (gpu_profile_marker.cu; CPU execution mode's harness has a stand-in that throws: its child is
+// always a GPU grader).
+void launch_gpu_profile_marker(int blocks);
+std::string global_load_metric();
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kWorkloadFlag = "GPULAB_PROFILE_WORKLOAD";
+const char* const kLaunchLine = "[gpulab-profile] launch ";       // "<i>\t<suite>\t<instance>\t<call>"
+const char* const kLaunchFailed = "[gpulab-profile] failed ";     // "<i>\t<what>"
+const char* const kFinished = "[gpulab-profile] workload finished";
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string tail_of(const std::string& text, std::size_t n) {
+    std::string t = text.substr(text.size() > n ? text.size() - n : 0);
+    for (char& c : t)
+        if (c == '\n') c = ' ';
+    return t;
+}
+
+// ---- The child -------------------------------------------------------------------------------------------
+
+// Fills `bytes` of device memory with the word 0x3F000000 (the float 0.5): four bytes from the host, then doubling
+// device-to-device copies.
+void fill_half(void* dst, std::size_t bytes) {
+    if (bytes == 0) return;
+    const std::uint32_t word = 0x3F000000u;
+    unsigned char w[4];
+    std::memcpy(w, &word, 4);
+    auto* d = static_cast<unsigned char*>(dst);
+    GPULAB_CUDA_CHECK(cudaMemcpy(d, w, std::min<std::size_t>(4, bytes), cudaMemcpyHostToDevice));
+    for (std::size_t done = 4; done < bytes; done *= 2)
+        GPULAB_CUDA_CHECK(cudaMemcpy(d + done, d, std::min(done, bytes - done), cudaMemcpyDeviceToDevice));
+}
+
+class ProfileWorkload : public testing::Test {
+public:
+    void TestBody() override {
+        const std::vector<GeometryCheck> launches = timed_launches("");
+        for (std::size_t i = 0; i < launches.size(); ++i) {
+            const GeometryCheck& c = launches[i];
+            std::cout << kLaunchLine << i << "\t" << c.suite << "\t" << c.instance << "\t" << c.call << std::endl;
+            try {
+                std::vector<DeviceBytes> buffers;
+                std::vector<void*> pointers;
+                for (std::size_t bytes : c.buffer_bytes) {
+                    buffers.emplace_back(bytes);
+                    fill_half(buffers.back().get(), bytes);
+                    pointers.push_back(buffers.back().get());
+                }
+                GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
+                launch_gpu_profile_marker(int(i) + 1);
+                GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
+                c.launch(pointers);
+                GPULAB_CUDA_CHECK(cudaGetLastError());
+                GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
+            } catch (const std::exception& e) {
+                std::string what = e.what();
+                for (char& ch : what)
+                    if (ch == '\n') ch = ' ';
+                std::cout << kLaunchFailed << i << "\t" << what << std::endl;
+                cudaGetLastError();
+            }
+        }
+        std::cout << kFinished << std::endl;
+    }
+};
+
+// ---- Starting the child ------------------------------------------------------------------------------------
+
+unsigned profile_time_limit_s() {
+    if (const char* env = std::getenv("GPULAB_PROFILE_TIMEOUT_S"); env && *env) return unsigned(std::stoul(env));
+    return 120;
+}
+
+// The GPU grader and the GPU build of the solution this process grades.
+struct Target {
+    std::string grader, library, why;
+};
+
+// In CPU execution mode: the lab's GPU grader and the GPU library of the solution whose CPU library this process
+// loaded, from <build>/gpulab-labs/<lab>.json (found from the library: <build>/solutions/<lab>/.../libsolution.so).
+Target gpu_target_from_manifest(const std::string& cpu_library) {
+    Target t;
+    try {
+        const fs::path lib = fs::weakly_canonical(cpu_library);
+        for (fs::path dir = lib.parent_path(); dir.has_relative_path(); dir = dir.parent_path()) {
+            if (dir.filename() != "solutions") continue;
+            const std::string lab = lab_config().at("lab");
+            const fs::path manifest_path = dir.parent_path() / "gpulab-labs" / (lab + ".json");
+            const Json manifest = load_json_file(manifest_path.string());
+            t.grader = manifest.value("graders", Json::object()).value("gpu", "");
+            for (const auto& [name, solution] : manifest.at("solutions").items()) {
+                if (!solution.contains("cpu") || !solution.contains("gpu")) continue;
+                if (fs::weakly_canonical(solution["cpu"].value("library", "")) != lib) continue;
+                t.library = solution["gpu"].value("library", "");
+            }
+            if (t.grader.empty() || t.library.empty())
+                t.why = "this build has no GPU grader or GPU build of the solution for " + lab + " (" +
+                        manifest_path.string() + "): configure with CUDA to read the GPU's counters";
+            else if (!fs::exists(t.grader) || !fs::exists(t.library))
+                t.why = "the GPU grader or the GPU build of the solution is not built (" + t.grader + ", " + t.library +
+                        ")";
+            return t;
+        }
+        t.why = "cannot find the build's lab manifest from the solution library " + cpu_library;
+    } catch (const std::exception& e) {
+        t.why = std::string("cannot read the build's lab manifest: ") + e.what();
+    }
+    return t;
+}
+
+Target profile_target() {
+    const DeviceFacts& facts = device_facts();
+    Target t;
+    if (!facts.available) {
+        t.why = "needs a CUDA GPU: " + facts.unavailable_reason;
+        return t;
+    }
+    const std::string library = solution_library_path(Role::student);
+    if (library.empty()) {
+        t.why = "the student's library was not handed over (run the grader through gpulab-grade)";
+        return t;
+    }
+    if (!facts.emulated) return Target{own_executable_path(), library, ""};
+    // CPU execution mode: profile the GPU build, where this machine has an NVIDIA GPU.
+    std::error_code ignored;
+    if (!fs::exists("/dev/nvidiactl", ignored) && !fs::exists("/dev/nvidia0", ignored)) {
+        t.why = "no NVIDIA GPU on this machine (CPU execution mode counts the launch; the GPU's counters need a GPU)";
+        return t;
+    }
+    return gpu_target_from_manifest(library);
+}
+
+std::vector<std::string> child_env(const std::string& library, const std::string& home) {
+    std::vector<std::string> env;
+    for (char** e = environ; e && *e; ++e) {
+        const std::string entry = *e;
+        const std::string name = entry.substr(0, entry.find('='));
+        if (name == kWorkloadFlag || name == "GPULAB_SOLUTION_LIB" || name == "GPULAB_REFERENCE_LIB" ||
+            name == "HOME" || name == "TMPDIR" || name == "GPULAB_SANITIZER_WORKLOAD")
+            continue;
+        env.push_back(entry);
+    }
+    env.push_back(std::string(kWorkloadFlag) + "=1");
+    env.push_back("GPULAB_SOLUTION_LIB=" + library);
+    env.push_back("HOME=" + home);  // ncu writes its settings under $HOME and its lock file under $TMPDIR
+    env.push_back("TMPDIR=" + home);
+    return env;
+}
+
+GpuProfile run_profile() {
+    GpuProfile profile;
+    const Target target = profile_target();
+    if (!target.why.empty()) {
+        profile.why = target.why;
+        return profile;
+    }
+    std::string looked;
+    profile.ncu = find_ncu(&looked);
+    if (profile.ncu.empty()) {
+        profile.why = "Nsight Compute's CLI (ncu) was not found (looked in " + looked +
+                      "): it comes with the CUDA toolkit (package cuda-nsight-compute-<version>); set GPULAB_NCU to its path";
+        return profile;
+    }
+    const char* keep = std::getenv("GPULAB_PROFILE_LOG_DIR");
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = (keep && *keep ? std::string(keep) : tmp && *tmp ? std::string(tmp) : std::string("/tmp")) +
+                          "/gpulab-profile-XXXXXX";
+    if (keep && *keep) fs::create_directories(keep);
+    if (!::mkdtemp(pattern.data())) {
+        profile.why = "cannot make a folder for ncu (" + pattern + "): " + std::strerror(errno);
+        return profile;
+    }
+    const fs::path dir = pattern;
+    const std::string csv = (dir / "ncu.csv").string(), log = (dir / "child.log").string();
+    std::string metrics;
+    for (const std::string& m : profile_metrics()) metrics += (metrics.empty() ? "" : ",") + m;
+    const auto started = std::chrono::steady_clock::now();
+    int status = 0;
+    bool timed_out = false;
+    try {
+        const pid_t pid =
+            spawn_child({profile.ncu, "--csv", "--page", "raw", "--print-units", "base", "--log-file", csv, "--metrics",
+                         metrics, target.grader, "--gtest_filter=GpuProfileWorkload.Run", "--gtest_color=no",
+                         "--gtest_brief=1"},
+                        child_env(target.library, dir.string()), log, "ncu");
+        const auto deadline = started + std::chrono::seconds(profile_time_limit_s());
+        for (;;) {
+            if (::waitpid(pid, &status, WNOHANG) == pid) break;
+            if (std::chrono::steady_clock::now() > deadline) {
+                ::kill(-pid, SIGKILL);
+                ::kill(pid, SIGKILL);
+                ::waitpid(pid, &status, 0);
+                timed_out = true;
+                break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+    } catch (const std::exception& e) {
+        profile.why = e.what();
+        return profile;
+    }
+    profile.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const std::string ncu_out = read_text_file(csv), child_out = read_text_file(log);
+    std::error_code ignored;
+    if (!keep || !*keep) fs::remove_all(dir, ignored);
+
+    if (std::string reason = ncu_failure_reason(ncu_out + "\n" + child_out); !reason.empty()) {
+        profile.why = reason;
+        return profile;
+    }
+    if (timed_out) {
+        profile.why = "the profile did not finish within " + std::to_string(profile_time_limit_s()) +
+                      " s (GPULAB_PROFILE_TIMEOUT_S)";
+        return profile;
+    }
+    // The child's own account: the launches in order, which failed.
+    std::vector<ProfiledLaunch> names;
+    std::istringstream lines(child_out);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind(kLaunchLine, 0) == 0) {
+            std::istringstream f(line.substr(std::strlen(kLaunchLine)));
+            std::string index;
+            ProfiledLaunch l;
+            std::getline(f, index, '\t');
+            std::getline(f, l.suite, '\t');
+            std::getline(f, l.instance, '\t');
+            std::getline(f, l.call);
+            names.push_back(l);
+        } else if (line.rfind(kLaunchFailed, 0) == 0) {
+            const std::string rest = line.substr(std::strlen(kLaunchFailed));
+            const std::size_t tab = rest.find('\t');
+            const std::size_t i = std::stoul(rest.substr(0, tab));
+            if (i < names.size()) names[i].error = tab == std::string::npos ? rest : rest.substr(tab + 1);
+        }
+    }
+    if (child_out.find(kFinished) == std::string::npos) {
+        profile.why = "the profiled run ended early (" +
+                      (WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
+                                         : "signal " + std::to_string(WTERMSIG(status))) +
+                      "): " + tail_of(child_out + "\n" + ncu_out, 600);
+        return profile;
+    }
+    const std::vector<NcuRow> rows = parse_ncu_csv(ncu_out);
+    if (rows.empty()) {
+        profile.why = "ncu profiled no kernel: " + tail_of(ncu_out + "\n" + child_out, 600);
+        return profile;
+    }
+    for (const NcuRow& row : rows)
+        if (auto d = row.text.find("Device Name"); d != row.text.end()) profile.device = d->second;
+    profile.launches = attribute_rows(rows, names);
+    // NaN where a number must be: counters that could not be read.
+    for (const ProfiledLaunch& l : profile.launches)
+        for (const ProfiledKernel& k : l.kernels)
+            if (std::isnan(k.metric(global_load_metric()))) {
+                profile.why = "ncu gave no value (NaN) for " + global_load_metric() + " of " +
+                              k.name + ": the counters could not be read";
+                profile.launches.clear();  // after the message: `k` is one of them
+                return profile;
+            }
+    profile.available = true;
+    return profile;
+}
+
+// Splits one CSV line (quoted fields, "" as a quote inside).
+std::vector<std::string> csv_fields(const std::string& line) {
+    std::vector<std::string> fields;
+    std::string field;
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') field += '"', ++i;
+            else if (c == '"') quoted = false;
+            else field += c;
+        } else if (c == '"') quoted = true;
+        else if (c == ',') fields.push_back(field), field.clear();
+        else if (c != '\r') field += c;
+    }
+    fields.push_back(field);
+    return fields;
+}
+
+// A number as ncu prints it ("1,048,576", "93.75", "n/a"): NaN when it is none.
+double number_of(std::string text) {
+    std::string digits;
+    for (char c : text)
+        if (c != ',' && c != ' ') digits += c;
+    if (digits.empty()) return kNaN;
+    char* end = nullptr;
+    const double v = std::strtod(digits.c_str(), &end);
+    return end && *end == '\0' ? v : kNaN;
+}
+
+}  // namespace
+
+// ---- The pieces ---------------------------------------------------------------------------------------------
+
+std::string global_load_metric() {
+    if (const char* env = std::getenv("GPULAB_NCU_GLOBAL_LOAD_METRIC"); env && *env) return env;
+    return ncu_metric::kGlobalLoadBytes;
+}
+
+const std::vector<std::string>& profile_metrics() {
+    using namespace ncu_metric;
+    static const std::vector<std::string> list = [] {
+        std::vector<std::string> all = {
+            kDuration, kGlobalLoadBytes, kGlobalStoreBytes, kGlobalLoadRequests, kGlobalLoadSectors,
+            kGlobalStoreRequests, kGlobalStoreSectors, kSharedLoadBytes, kSharedStoreBytes, kSharedLoadRequests,
+            kSharedStoreRequests, kSharedLoadConflicts, kSharedStoreConflicts, kDramRead, kDramWrite,
+            kAchievedOccupancy, kTheoreticalOccupancy, kLimitRegisters, kLimitShared, kLimitBlocks, kLimitWarps,
+            kRegisters, kBlockSize, kGridSize, kLocalLoadBytes, kLocalStoreBytes, kBranchUniform};
+        if (global_load_metric() != kGlobalLoadBytes) all.push_back(global_load_metric());
+        return all;
+    }();
+    return list;
+}
+
+double ProfiledKernel::metric(const std::string& m) const {
+    const auto it = metrics.find(m);
+    return it == metrics.end() ? kNaN : it->second;
+}
+
+double ProfiledLaunch::total(const std::string& m) const {
+    double sum = 0;
+    for (const ProfiledKernel& k : kernels) sum += k.metric(m);
+    return kernels.empty() ? kNaN : sum;
+}
+
+const ProfiledLaunch* GpuProfile::find(const std::string& suite, const std::string& instance) const {
+    for (const ProfiledLaunch& l : launches)
+        if (l.suite == suite && l.instance == instance) return &l;
+    return nullptr;
+}
+
+std::string find_ncu(std::string* looked) {
+    std::vector<std::string> places;
+    if (const char* env = std::getenv("GPULAB_NCU"); env && *env) {
+        if (looked) *looked = std::string("GPULAB_NCU=") + env;
+        return is_program_file(env) ? std::string(env) : std::string();
+    }
+    places.push_back("PATH");
+    if (std::string on_path = program_on_path("ncu"); !on_path.empty()) return on_path;
+    if (const char* home = std::getenv("CUDA_HOME"); home && *home) {
+        places.push_back(std::string(home) + "/bin");
+        if (is_program_file(std::string(home) + "/bin/ncu")) return std::string(home) + "/bin/ncu";
+    }
+    places.push_back("/usr/local/cuda/bin");
+    if (is_program_file("/usr/local/cuda/bin/ncu")) return "/usr/local/cuda/bin/ncu";
+    if (looked) {
+        looked->clear();
+        for (const std::string& p : places) *looked += (looked->empty() ? "" : ", ") + p;
+    }
+    return "";
+}
+
+std::vector<NcuRow> parse_ncu_csv(const std::string& output) {
+    std::vector<NcuRow> rows;
+    std::vector<std::string> header;
+    std::istringstream lines(output);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.empty() || line.rfind("==", 0) == 0) continue;  // ==PROF==, ==WARNING==, ==ERROR==
+        if (line.rfind("\"ID\",", 0) == 0) {
+            header = csv_fields(line);
+            continue;
+        }
+        if (header.empty() || line[0] != '"') continue;
+        const std::vector<std::string> fields = csv_fields(line);
+        if (fields.size() != header.size() || fields[0].empty()) continue;  // the units row has no ID
+        NcuRow row;
+        row.id = fields[0];
+        for (std::size_t i = 0; i < header.size(); ++i) {
+            row.text[header[i]] = fields[i];
+            if (header[i] == "Kernel Name") row.kernel = fields[i];
+            if (header[i].find("__") != std::string::npos) row.metrics[header[i]] = number_of(fields[i]);
+        }
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+int marker_launch_index(const NcuRow& row) {
+    if (row.kernel.find(kProfileMarkerKernel) == std::string::npos) return -1;
+    double grid = kNaN;
+    if (auto it = row.metrics.find(ncu_metric::kGridSize); it != row.metrics.end()) grid = it->second;
+    if (std::isnan(grid))
+        if (auto it = row.text.find("Grid Size"); it != row.text.end()) {  // "(3, 1, 1)"
+            const std::string& g = it->second;
+            const std::size_t at = g.find_first_of("0123456789");
+            if (at != std::string::npos) grid = std::strtod(g.c_str() + at, nullptr);
+        }
+    return std::isnan(grid) || grid < 1 ? -1 : int(grid) - 1;
+}
+
+std::vector<ProfiledLaunch> attribute_rows(const std::vector<NcuRow>& rows, const std::vector<ProfiledLaunch>& names) {
+    std::vector<ProfiledLaunch> launches = names;
+    int current = -1;
+    for (const NcuRow& row : rows) {
+        if (const int marker = marker_launch_index(row); marker >= 0) {
+            current = marker;
+            if (std::size_t(current) >= launches.size()) launches.resize(current + 1);
+            continue;
+        }
+        if (current < 0) continue;  // before any marker: nothing of a timed launch
+        launches[current].kernels.push_back(ProfiledKernel{row.kernel, row.metrics});
+    }
+    return launches;
+}
+
+std::string ncu_failure_reason(const std::string& output) {
+    if (output.find("ERR_NVGPUCTRPERM") != std::string::npos)
+        return "this user may not read the GPU's performance counters (ERR_NVGPUCTRPERM): an administrator can allow "
+               "it for every user with the NVIDIA driver's module option NVreg_RestrictProfilingToAdminUsers=0 "
+               "(see https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
+    for (const char* unsupported : {"Device not supported", "not supported on this device", "No supported GPU"})
+        if (output.find(unsupported) != std::string::npos)
+            return std::string("ncu cannot profile this GPU (\"") + unsupported + "\")";
+    std::istringstream lines(output);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind("==ERROR==", 0) == 0) return "ncu reported an error: " + line.substr(9, 400);
+    return "";
+}
+
+// ---- The profile and the check --------------------------------------------------------------------------------
+
+const GpuProfile& gpu_profile() {
+    static std::once_flag once;
+    static GpuProfile profile;
+    std::call_once(once, [] {
+        try {
+            profile = run_profile();
+        } catch (const std::exception& e) {
+            profile = GpuProfile{};
+            profile.why = std::string("the profile failed: ") + e.what();
+        }
+    });
+    return profile;
+}
+
+GpuCounterVerdict check_gpu_counters_agree(const std::string& suite, const std::string& instance,
+                                           double cpu_elements_read_per_output, const GpuCounterAgreement& how) {
+    return check_gpu_counters_agree(gpu_profile(), suite, instance, cpu_elements_read_per_output, how);
+}
+
+GpuCounterVerdict check_gpu_counters_agree(const GpuProfile& profile, const std::string& suite,
+                                           const std::string& instance, double cpu_elements_read_per_output,
+                                           const GpuCounterAgreement& how) {
+    GpuCounterVerdict v;
+    v.cpu = cpu_elements_read_per_output;
+    const ProfiledLaunch* launch = profile.available ? profile.find(suite, instance) : nullptr;
+    if (!profile.available) v.why = profile.why;
+    else if (!launch) v.why = "the profile has no timed launch " + suite + " " + instance;
+    else if (!launch->error.empty()) v.why = "the timed launch failed under the profiler: " + launch->error;
+    else if (launch->kernels.empty()) v.why = "the timed launch " + launch->call + " ran no kernel under the profiler";
+    else if (!(how.outputs > 0) || std::isnan(cpu_elements_read_per_output))
+        v.why = "CPU execution mode's count of the timed launch is missing";
+    if (!std::isnan(v.cpu)) testing::Test::RecordProperty("cpu_elements_read_per_output", fixed(v.cpu, 3));
+    if (!v.why.empty()) {
+        testing::Test::RecordProperty("gpu_counters", "not run: " + v.why);
+        // GTEST_SKIP returns from the function it is in: here a lambda's, and the caller returns (verdict.ran false).
+        if (how.skip_when_unavailable) [&] { GTEST_SKIP() << "the GPU's counters were not read: " << v.why; }();
+        return v;
+    }
+    // Elements read on the GPU: the bytes its threads loaded from global memory (see the note at the top of this file).
+    v.ran = true;
+    v.gpu = launch->total(global_load_metric()) / how.element_bytes / how.outputs;
+    const double allowed = v.cpu * (1 + how.relative) + how.absolute;
+    v.agree = v.gpu <= allowed;
+    testing::Test::RecordProperty("gpu_elements_read_per_output", fixed(v.gpu, 3));
+    testing::Test::RecordProperty("gpu_counters", "profiled in " + fixed(profile.seconds, 1) + " s (ncu, all timed launches)");
+    // The grade table's figure and bar (what record_figure records; called here directly, so that programs linking
+    // the harness without a grader's main(), the self-tests, can run this check).
+    testing::Test::RecordProperty("measured", fixed(v.gpu, 2) + " on the GPU, " + fixed(v.cpu, 2) +
+                                                  " in CPU execution mode (" + how.element + " reads per " + how.per + ")");
+    testing::Test::RecordProperty("threshold", "GPU <= CPU x " + fixed(1 + how.relative, 2) + " + " + fixed(how.absolute, 2));
+    if (!std::isnan(how.cpu_shared_elements_read_per_output)) {
+        const double cpu_shared = how.cpu_shared_elements_read_per_output;
+        v.gpu_shared = launch->total(ncu_metric::kSharedLoadBytes) / how.element_bytes / how.outputs;
+        const double least = cpu_shared / (1 + how.relative) - how.absolute;
+        testing::Test::RecordProperty("gpu_shared_elements_read_per_output", fixed(v.gpu_shared, 3));
+        testing::Test::RecordProperty("cpu_shared_elements_read_per_output", fixed(cpu_shared, 3));
+        if (std::isnan(v.gpu_shared) || v.gpu_shared < least) {
+            v.agree = false;
+            const std::string shared_why =
+                how.kernel + " reads " + fixed(v.gpu_shared, 1) + " values per " + how.per +
+                " from shared memory on the GPU and " + fixed(cpu_shared, 1) +
+                " in CPU execution mode: it must do the same work in both (" + launch->call + "; " +
+                ncu_metric::kSharedLoadBytes + " over " + fixed(how.element_bytes, 0) + " B per " + how.per +
+                "; at least " + fixed(std::max(0.0, least), 2) + " required).";
+            ADD_FAILURE() << shared_why;
+            v.why = shared_why;
+        }
+    }
+    if (v.gpu > allowed) {
+        v.why = how.kernel + " reads its " + how.element + " " + fixed(v.gpu, 1) + " times per " + how.per +
+                " on the GPU and " + fixed(v.cpu, 1) + " times in CPU execution mode: it must do the same work in both (" +
+                launch->call + "; the bytes its threads loaded from global memory on the GPU, " + global_load_metric() + ", over " +
+                fixed(how.element_bytes, 0) + " B and the launch's " + fixed(how.outputs, 0) + " " + how.per +
+                "s; at most " + fixed(allowed, 2) + " allowed). A kernel that takes another path on the GPU (a branch "
+                "on __CUDA_ARCH__, on its size or on a mode argument) is judged by what it does there.";
+        ADD_FAILURE() << v.why;
+    }
+    return v;
+}
+
+void register_gpu_profile_workload() {
+    const char* flag = std::getenv(kWorkloadFlag);
+    if (!flag || std::string(flag) != "1") return;
+    testing::RegisterTest("GpuProfileWorkload", "Run", nullptr, nullptr, __FILE__, __LINE__,
+                          []() -> testing::Test* { return new ProfileWorkload(); });
+}
+
+}  // namespace gpulab

@@ -236,8 +236,11 @@ GpuProfile run_profile() {
     bool timed_out = false;
     try {
         const pid_t pid =
-            spawn_child({profile.ncu, "--csv", "--page", "raw", "--print-units", "base", "--log-file", csv, "--metrics",
-                         metrics, target.grader, "--gtest_filter=GpuProfileWorkload.Run", "--gtest_color=no",
+            // --clock-control none: ncu's default locks the whole GPU to its base clock while it profiles, which would
+            // slow a timed test that runs beside this one (CPU execution mode's tests run beside the GPU grading); the
+            // counters read here (bytes, requests, occupancy) do not depend on the clock.
+            spawn_child({profile.ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
+                         "--log-file", csv, "--metrics", metrics, target.grader, "--gtest_filter=GpuProfileWorkload.Run", "--gtest_color=no",
                          "--gtest_brief=1"},
                         child_env(target.library, dir.string()), log, "ncu");
         const auto deadline = started + std::chrono::seconds(profile_time_limit_s());

@@ -189,7 +189,7 @@ void check_reads_per_output(const TiledStencil& s, double bound, const Technique
     if (worst < 0) return;  // nothing was counted: the failures above say why
     const std::string naive_reads = std::to_string(s.naive_reads);
     gpulab::record_figure(figure + " (naive: " + naive_reads + ")",
-                          "<= " + fixed(bound, 1) + " bytes of the input read per byte written");
+                          "<= " + fixed(bound, 1) + " reads/" + unit + " (bytes of the input read per byte written)");
     std::string why;
     switch (gpulab::classify_tile_use(worst, s.naive_reads)) {
     case gpulab::TileUse::like_naive:

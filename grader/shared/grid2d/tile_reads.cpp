@@ -29,10 +29,10 @@ double ideal_reads_per_output(unsigned grid_x, unsigned grid_y, int nx, int ny, 
 
 gpulab::KernelConfiguration launch_configuration(const gpulab::GeometryCheck& check) {
     if (gpulab::device_facts().emulated) {
-        // CPU execution mode learns a kernel's static shared memory from the blocks that run: run a few (corner
-        // blocks, on buffers that cost only the pages they touch).
+        // CPU execution mode learns a kernel's static shared memory from the blocks that run (the most one block
+        // reached): run a few, corners, edges and interior blocks, on buffers that cost only the pages they touch.
         gpulab::TimedCountOptions few;
-        few.blocks = 4;
+        few.blocks = 8;
         return gpulab::configuration_of(gpulab::count_timed_launch(check, few).launches, check.call);
     }
     // A GPU's record has it from the compiled kernel: a dry run, nothing launched, on buffers of the full size (a

@@ -102,6 +102,21 @@ TEST(Scoring, SkippedTestsAreNotRunNotFailed) {
     EXPECT_EQ(find(lab, "Speed.Fast").verdict, "not run");
 }
 
+// A requirement that could not measure here (the GPU's counters unreadable) holds nothing back; one that skipped
+// for another reason (waiting for a correct kernel) does.
+TEST(Scoring, ARequirementThatCouldNotMeasureHoldsNothingBack) {
+    for (const bool unmeasurable : {true, false}) {
+        SessionResult session;
+        TestOutcome step = outcome("Step.MatchesOracle/a", "skipped");
+        if (unmeasurable) step.properties["skip_holds_back"] = "no";
+        session.tests = {step, outcome("Speed.Fast", "passed"), outcome("Host.Works", "passed")};
+        const LabScore lab = score_lab(config(), session);
+        EXPECT_EQ(find(lab, "Speed.Fast").verdict, unmeasurable ? "passed" : "not counted") << unmeasurable;
+        EXPECT_DOUBLE_EQ(find(lab, "Speed.Fast").points, unmeasurable ? 10 : 0) << unmeasurable;
+        EXPECT_EQ(find(lab, "Step.MatchesOracle").verdict, "not run");
+    }
+}
+
 TEST(Scoring, ATestThatSkipsItselfBecauseItsRequirementFailedIsNotCountedNotNotRun) {
     SessionResult session;
     session.tests = {outcome("Step.MatchesOracle/a", "failed"), outcome("Speed.Fast", "skipped"),

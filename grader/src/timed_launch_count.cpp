@@ -118,10 +118,9 @@ void expect_one_configuration(const std::vector<KernelConfiguration>& seen, cons
             continue;
         }
         if (c.same_as(*first)) continue;
-        const std::string kernels = c.kernel == first->kernel ? "the same kernel" : "another kernel";
+        const std::string kernels = c.kernel == first->kernel ? " (the same kernel)" : " (another kernel)";
         GPULAB_EXPECT(false) << launcher << " runs two configurations: " << first->where << " launched "
-                             << first->describe() << "; " << c.where << " launched " << kernels << " with "
-                             << c.describe()
+                             << first->describe() << "; " << c.where << " launched " << c.describe() << kernels
                              << ". The technique is judged on one kernel and one launch configuration, at every size "
                                 "it is checked and at the size that is timed: launch the same kernel with the same "
                                 "block and shared memory at every size.";

@@ -15,6 +15,7 @@
 #include "gpulab/timed_field.h"
 #include "gpulab/timing.h"
 
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -111,12 +112,19 @@ gpulab::TimedWork timed_sweep(Technique t, Precision precision, const Grid3& g, 
     return work;
 }
 
+// The weights of a timed launch, from the run's seed and the call: the speed test and every count of its launch
+// (timed_geometry_checks, which the technique tests count) pass the same arguments.
+Coeffs<double> timed_coefficients(Technique t, const StencilCase& param) {
+    gpulab::Rng rng(gpulab::run_seed() ^ (std::hash<std::string>{}(call_name(t, param.precision, param.g)) * 0x9E3779B97F4A7C15ull));
+    return oracle::distinct_coefficients(rng);
+}
+
 template <typename T>
 void speed(Technique t, const StencilCase& param) {
     const gpulab::Json& spec = section("speed");
     const Grid3 g = param.g;
     auto rng = gpulab::Rng::for_current_test();
-    const Coeffs<double> c = oracle::distinct_coefficients(rng);
+    const Coeffs<double> c = timed_coefficients(t, param);
     const Coeffs<T> ct = oracle::narrow<T>(c);
     std::optional<gpulab::PhaseClock> phase(std::in_place, "inputs on the host");
     const std::vector<T> in = oracle::random_field<T>(rng, g);
@@ -224,13 +232,15 @@ void roofline(const StencilCase& param) {
                              "[stencil3d]");
 }
 
+// The speed test's call at one timed size: the same launch function, sizes, buffer sizes and weights
+// (timed_coefficients), so what the technique tests count of it is what the speed test times.
 template <typename T>
 gpulab::GeometryCheck geometry_check(Technique t, const char* suite, const StencilCase& c) {
     const Grid3 g = c.g;
+    const Coeffs<T> weights = oracle::narrow<T>(timed_coefficients(t, c));
     return {suite, "MatchesOracle", g.name() + "_" + precision_name(c.precision), call_name(t, c.precision, g),
-            {g.cells() * sizeof(T), g.cells() * sizeof(T)}, [t, g](const std::vector<void*>& b) {
-                student().of(t).get<T>()(static_cast<const T*>(b[0]), static_cast<T*>(b[1]), g.nx, g.ny, g.nz,
-                                         Coeffs<T>{T(0.4), T(0.1), T(0.1), T(0.1), T(0.1), T(0.1), T(0.1)});
+            {g.cells() * sizeof(T), g.cells() * sizeof(T)}, [t, g, weights](const std::vector<void*>& b) {
+                student().of(t).get<T>()(static_cast<const T*>(b[0]), static_cast<T*>(b[1]), g.nx, g.ny, g.nz, weights);
             }};
 }
 

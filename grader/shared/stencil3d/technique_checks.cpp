@@ -1,6 +1,7 @@
 #include "technique_checks.h"
 
 #include "oracle.h"
+#include "timed_technique.h"
 
 #include "gpulab/random_size.h"
 #include "gpulab/cuda_check.h"
@@ -12,6 +13,7 @@
 #include "gpulab/read_counter.h"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 namespace stencil3d_grading {
@@ -32,9 +34,9 @@ const gpulab::RecordedLaunch* main_launch(const std::vector<gpulab::RecordedLaun
 }
 
 // Checks one precision's launch; returns its figures for the grade table ("1.00 shared/thread, 27.0 z-planes
-// a thread"), "" when the launch failed.
+// a thread"), "" when the launch failed. `config` gets the launch's configuration.
 template <typename T>
-std::string structure(Technique t) {
+std::string structure(Technique t, gpulab::KernelConfiguration* config) {
     const Precision p = precision_of<T>();
     const gpulab::Json& spec = section("technique");
     const Grid3 g = grid_of(spec.at("size"));
@@ -52,6 +54,7 @@ std::string structure(Technique t) {
         return "";
     }
     testing::Test::RecordProperty(std::string("launch_") + precision_name(p), launch->describe());
+    *config = gpulab::configuration_of(recorder.launches(), call);
     const double threads = double(launch->block.x) * launch->block.y * launch->block.z;
     const double per_thread = double(launch->shared_bytes()) / sizeof(T) / threads;
     const int planes = g.nz - 2;
@@ -150,9 +153,31 @@ std::string tiling_advice(const gpulab::RecordedLaunch& l, const Grid3& g, doubl
     return out.str();
 }
 
+// The worst reads per cell seen so far, where, and the advice for it; the figure for the grade table.
+struct ReadsSeen {
+    double worst = -1;
+    std::string call, advice, figure;
+    void add(double per_cell, const std::string& where, const std::string& label, const std::string& tiling) {
+        std::string key = "reads_per_cell_" + label;
+        std::replace(key.begin(), key.end(), ' ', '_');
+        testing::Test::RecordProperty(key, fixed(per_cell, 2));
+        if (per_cell > worst) worst = per_cell, call = where, advice = tiling;
+        figure += (figure.empty() ? "" : ", ") + fixed(per_cell, 2) + " at " + label;
+    }
+};
+
+// The configurations each precision's launches ran, and the cells a full block wrote on the first small grid
+// that had full blocks, for one comparison at the end.
+struct SeenLaunches {
+    std::map<Precision, std::vector<gpulab::KernelConfiguration>> configurations;
+    std::map<Precision, std::pair<double, std::string>> cells_per_block;  // cells, where
+};
+
+// The small grids: lab.json technique.reads.sizes and one drawn for the run, every block counted. Bytes, not load
+// instructions: how a compiler merges loads changes nothing.
 template <typename T>
-void reads(Technique t, Precision p, double* worst, std::string* figure, std::string* worst_call,
-           std::string* worst_advice, double bound) {
+void small_grid_reads(Technique t, ReadsSeen* seen, SeenLaunches* launches, double bound) {
+    const Precision p = precision_of<T>();
     const gpulab::Json& spec = section("technique").at("reads");
     std::vector<Grid3> grids;
     for (const gpulab::Json& size : spec.at("sizes")) grids.push_back(grid_of(size));
@@ -165,23 +190,65 @@ void reads(Technique t, Precision p, double* worst, std::string* figure, std::st
         gpulab::GuardedDeviceArray<T> d_in(g.cells()), d_out(g.cells());
         d_in.upload(in);
         const std::string call = call_name(t, p, g);
-        gpulab::LaunchRecorder recorder;  // CPU execution mode: the launch's grid, for the advice
-        const gpulab::ReadCount count = gpulab::count_device_reads(d_in.data(), g.cells() * sizeof(T), [&] {
-            student().of(t).get<T>()(d_in.data(), d_out.data(), g.nx, g.ny, g.nz, oracle::narrow<T>(c));
-            gpulab::check_student_launch(call);
-        });
+        gpulab::LaunchRecorder recorder;  // the launch's configuration, and its grid for the advice
+        const gpulab::AccessCount count = gpulab::count_device_accesses(
+            {{d_in.data(), g.cells() * sizeof(T)}, {d_out.data(), g.cells() * sizeof(T)}}, [&] {
+                student().of(t).get<T>()(d_in.data(), d_out.data(), g.nx, g.ny, g.nz, oracle::narrow<T>(c));
+                gpulab::check_student_launch(call);
+            });
         GPULAB_ASSERT(count.available) << "grader error: could not count the reads of " << call << ": " << count.why;
         if (!inspect_output(d_out.download(), in, g, c, tolerance_of(p), call).ok())
             GTEST_SKIP() << call << " does not compute this case right yet (its MatchesOracle test says where); how it "
                          << "reads its input is judged once it does.";
-        GPULAB_ASSERT(count.host_bytes_read == 0)
-            << call << " copied " << count.host_bytes_read << " bytes out of the input with cudaMemcpy while it ran.";
-        const double per_cell = double(count.reads) / double(g.interior_cells());
-        if (per_cell > *worst) {
-            *worst = per_cell, *worst_call = call;
-            *worst_advice = tiling_advice(widest_launch(recorder.launches()), g, bound);
+        const gpulab::RangeCount& read = count.ranges.at(0);
+        GPULAB_ASSERT(read.host_bytes_read == 0)
+            << call << " copied " << read.host_bytes_read << " bytes out of the input with cudaMemcpy while it ran.";
+        // Its output is right, so every interior cell was written: per byte written is per interior cell.
+        const double written = double(std::max<unsigned long long>(count.ranges.at(1).bytes_written, 1));
+        seen->add(double(read.bytes_read) / written, call, g.name() + " " + precision_name(p),
+                  tiling_advice(widest_launch(recorder.launches()), g, bound));
+        launches->configurations[p].push_back(gpulab::configuration_of(recorder.launches(), call));
+        const std::vector<double> cells = cells_per_full_block(count, 1, sizeof(T));
+        if (cells.size() == 1 && !launches->cells_per_block.count(p)) launches->cells_per_block[p] = {cells.front(), call};
+    }
+}
+
+// The launches the speed test times, a sample of their blocks counted (timed_technique.h).
+void timed_reads(Technique t, ReadsSeen* seen, SeenLaunches* launches, double* seconds, double bound) {
+    for (Precision p : {Precision::f32, Precision::f64}) {
+        for (const gpulab::GeometryCheck& check : timed_launches_of(t, p)) {
+            TimedReads r;
+            try {
+                r = count_timed_reads(t, check);
+            } catch (const std::exception& e) {
+                GPULAB_EXPECT(false) << check.call << ", the launch " << speed_test_of(t) << " times, failed when its "
+                                     << "reads were counted (a sample of its blocks, in CPU execution mode): " << e.what();
+                continue;
+            }
+            *seconds += r.seconds;
+            GPULAB_ASSERT(r.why.empty()) << "grader error: could not count the timed launch " << r.where << ": " << r.why;
+            launches->configurations[p].push_back(r.config);
+            GPULAB_EXPECT(r.host_bytes_read == 0)
+                << r.where << " copied " << r.host_bytes_read << " bytes out of the input with cudaMemcpy while it ran.";
+            GPULAB_EXPECT(r.per_cell >= 0)
+                << r.where << " wrote nothing to its output in the blocks counted (corner, edge and inner blocks of its "
+                << "grid). Every block of the " << technique_name(t) << " kernel computes its part of the output, at "
+                << "every size: does " << launcher_name(t) << " launch its kernel over the whole grid at this size?"
+                << (r.spoiled.empty() ? "" : " (The count reports: " + r.spoiled + ")");
+            if (r.per_cell < 0) continue;
+            seen->add(r.per_cell, r.where, r.size + " (timed)", tiling_advice(widest_launch(r.launches), r.g, bound));
+            const auto small = launches->cells_per_block.find(p);
+            if (small == launches->cells_per_block.end()) continue;
+            for (double cells : r.cells_per_full_block) {
+                GPULAB_EXPECT(cells == small->second.first)
+                    << r.where << ": each of its full blocks wrote " << fixed(cells, 0) << " cells; at "
+                    << small->second.second << " each full block wrote " << fixed(small->second.first, 0)
+                    << ". Same kernel, block and shared memory, but a block does other work at the size that is "
+                    << "timed. The technique is judged on one configuration at every size: each block computes the "
+                       "same tile of the output at every size.";
+                if (cells != small->second.first) break;
+            }
         }
-        *figure += (figure->empty() ? "" : ", ") + fixed(per_cell, 2) + " at " + g.name() + " " + precision_name(p);
     }
 }
 
@@ -190,8 +257,23 @@ void reads(Technique t, Precision p, double* worst, std::string* figure, std::st
 void check_structure(Technique t) {
     GPULAB_REQUIRE_DEVICE();
     GPULAB_ASSERT(gpulab::launch_recording_supported()) << "grader error: launches cannot be recorded here";
-    const std::string figure = structure<float>(t);
-    structure<double>(t);
+    gpulab::KernelConfiguration seen[2];
+    const std::string figure = structure<float>(t, &seen[0]);
+    structure<double>(t, &seen[1]);
+    // The launch the speed test times must run the configuration judged here (one kernel, block and shared memory
+    // at every size): on a GPU from a dry run of it, in CPU execution mode from one of its blocks.
+    for (Precision p : {Precision::f32, Precision::f64}) {
+        std::vector<gpulab::KernelConfiguration> configs{seen[int(p)]};
+        for (const gpulab::GeometryCheck& check : timed_launches_of(t, p)) {
+            try {
+                configs.push_back(timed_configuration(t, check));
+            } catch (const std::exception& e) {
+                GPULAB_EXPECT(false) << check.call << ", the launch " << speed_test_of(t) << " times, failed when its "
+                                     << "configuration was read: " << e.what();
+            }
+        }
+        gpulab::expect_one_configuration(configs, launcher_name(t));
+    }
     // CPU execution mode sees the launch and its shared memory, not what a GPU build does with registers: a
     // register-tiled kernel whose structure is right here is judged on a GPU, where spills show.
     if (t == Technique::register_tiled && gpulab::device_facts().emulated && !testing::Test::HasFailure())
@@ -211,28 +293,37 @@ void check_reads(Technique t) {
     GPULAB_REQUIRE_DEVICE();
     GPULAB_REQUIRE_READ_COUNTER();
     const double bound = section("technique").at("reads").at("max_per_cell");
-    double worst = -1;
-    std::string figure, worst_call, advice;
-    reads<float>(t, Precision::f32, &worst, &figure, &worst_call, &advice, bound);
+    ReadsSeen seen;
+    SeenLaunches launches;
+    small_grid_reads<float>(t, &seen, &launches, bound);
     if (testing::Test::IsSkipped() || testing::Test::HasFatalFailure()) return;
-    reads<double>(t, Precision::f64, &worst, &figure, &worst_call, &advice, bound);
+    small_grid_reads<double>(t, &seen, &launches, bound);
     if (testing::Test::IsSkipped() || testing::Test::HasFatalFailure()) return;
-    gpulab::record_figure(figure + " reads/cell (naive: 7)", "<= " + fixed(bound, 1) + " global reads of the input per cell");
+    double seconds = 0;
+    timed_reads(t, &seen, &launches, &seconds, bound);
+    testing::Test::RecordProperty("timed_count_seconds", fixed(seconds, 2));
+    if (testing::Test::HasFatalFailure()) return;
+    for (const auto& [precision, configs] : launches.configurations) gpulab::expect_one_configuration(configs, launcher_name(t));
+    gpulab::record_figure(seen.figure + " reads/cell (naive: 7)",
+                          "<= " + fixed(bound, 1) + " bytes of the input read per byte written, timed launch included");
+    if (seen.worst < 0) return;  // nothing counted: the failures above say why
     std::ostringstream why;
-    const gpulab::TileUse use = gpulab::classify_tile_use(worst, 7);
+    const gpulab::TileUse use = gpulab::classify_tile_use(seen.worst, 7);
     if (use == gpulab::TileUse::like_naive)
         why << "That is as often as the naive kernel, which reads all 7 values of every cell's stencil from global "
                "memory: does " << launcher_name(t) << " launch your " << technique_name(t)
-            << " kernel, and does that kernel compute from shared memory?";
+            << " kernel at this size, and does that kernel compute from shared memory here too?";
     else if (use == gpulab::TileUse::beyond_naive)
         why << "That is more than the naive kernel's 7: your kernel copies its tile into shared memory but still reads "
                "neighbours from global memory. After __syncthreads(), take them from the __shared__ array"
             << (t == Technique::register_tiled ? " (x and y neighbours) and your registers (z neighbours)." : ".");
     else
-        why << advice;
-    GPULAB_EXPECT(worst <= bound) << worst_call << " reads its input " << fixed(worst, 2)
-                                  << " times per interior cell (counted exactly in CPU execution mode; allowed: at most "
-                                  << fixed(bound, 1) << "). " << why.str();
+        why << seen.advice;
+    GPULAB_EXPECT(seen.worst <= bound)
+        << seen.call << " reads its input " << fixed(seen.worst, 2) << " times per interior cell (bytes of the input "
+        << "read per byte written, counted exactly in CPU execution mode on the small grids and on a sample of the "
+        << "blocks of each launch the speed test times; allowed: at most " << fixed(bound, 1) << " at every size). "
+        << why.str();
 }
 
 }  // namespace stencil3d_grading

@@ -13,10 +13,13 @@ namespace stencil3d_grading {
 // Technique.<...>: naive no shared memory; tiled about one shared element per thread (an IN_TILE^3
 // tile for IN_TILE^3 threads); coarsened about three (three IN_TILE^2 planes) and several z-planes per
 // thread; register-tiled about one (only the current plane), several z-planes per thread, no spills.
+// The timed launches (every speed case) must run the configuration seen here: kernel, block, shared memory.
 void check_structure(Technique t);
 
-// Technique.ComputesFrom... (CPU execution mode): reads of the input per interior cell at most
-// lab.json technique.reads.max_per_cell (the naive stencil reads 7).
+// Technique.ComputesFrom... (CPU execution mode): reads of the input per interior cell (bytes read per byte
+// written) at most lab.json technique.reads.max_per_cell (the naive stencil reads 7), on the small grids and on
+// a sample of the blocks of every timed launch (timed_technique.h), all in one configuration; where a block's
+// cells can be counted (no page sampling), a whole block writes as many cells at the timed size as on a small grid.
 void check_reads(Technique t);
 
 }  // namespace stencil3d_grading

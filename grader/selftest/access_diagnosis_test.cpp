@@ -42,11 +42,16 @@ TEST(AccessDiagnosis, NothingToSayAboutAHealthyKernel) { EXPECT_TRUE(causes(heal
 
 TEST(AccessDiagnosis, EachCauseFromItsFigure) {
     MemoryFigures f = healthy();
-    f.load_sector_use = 0.125;
+    f.load_sector_use = 0.125, f.load_sectors_per_lane = 1;  // every lane a sector of its own
     EXPECT_EQ(causes(f), std::vector<std::string>{"uncoalesced-loads"});
     f = healthy();
-    f.store_sector_use = 0.25;
+    f.store_sector_use = 0.25, f.store_sectors_per_lane = 0.5;
     EXPECT_EQ(causes(f), std::vector<std::string>{"uncoalesced-stores"});
+    // 32 lanes reading one byte each of neighbouring RGB pixels: a third of each sector, but the lanes share them
+    // (and the next channels' requests hit the same sectors): no cause.
+    f = healthy();
+    f.load_sector_use = 0.29, f.load_sectors_per_lane = 3.0 / 32;
+    EXPECT_TRUE(causes(f).empty());
     f = healthy();
     f.shared_load_conflicts_per_request = 31;
     EXPECT_EQ(causes(f), std::vector<std::string>{"bank-conflicts"});

@@ -12,8 +12,12 @@ namespace {
 constexpr int kThreadsPerSm = 2048, kWarpsPerSm = 64, kBlocksPerSm = 32, kRegistersPerSm = 65536;
 constexpr std::size_t kSharedPerSm = 228 * 1024, kReservedPerBlock = 1024;
 
-// A coalesced warp uses every byte of the sectors it touches; below half, most of what moves is waste.
+// A coalesced warp uses every byte of the sectors it touches; below half, most of what moves is waste. That alone
+// is no cause: 32 lanes reading one byte of neighbouring RGB pixels use a third of their sectors, and the next two
+// channels' requests find the same sectors in the L1 cache. The cause is lanes that share no sector: half a sector
+// per lane or more (32 neighbouring floats take 0.125).
 constexpr double kPoorSectorUse = 0.5;
+constexpr double kSectorsPerLaneApart = 0.5;
 // One extra wavefront per request doubles the time a shared access takes.
 constexpr double kConflictsWorthNaming = 1.0;
 // Achieved occupancy below 60% of the theoretical: the H200's 128-thread lab 01 kernel measured 26% of 100%.
@@ -49,17 +53,19 @@ Occupancy theoretical_occupancy(unsigned threads_per_block, std::size_t shared_b
 
 std::vector<Diagnosis> diagnose(const MemoryFigures& f) {
     std::vector<Diagnosis> out;
-    if (f.load_sector_use < kPoorSectorUse)
+    if (f.load_sector_use < kPoorSectorUse && f.load_sectors_per_lane >= kSectorsPerLaneApart)
         out.push_back({"uncoalesced-loads",
                        "your global loads use " + pct(f.load_sector_use) +
-                           " of the bytes of the 32-byte sectors they fetch (a warp reading 32 neighbouring values "
-                           "uses all of them): neighbouring threads (threadIdx.x) should read neighbouring addresses, "
-                           "so that x, the index that varies fastest in memory, follows threadIdx.x"});
-    if (f.store_sector_use < kPoorSectorUse)
+                           " of the bytes of the 32-byte sectors they fetch, " + fixed(32 * f.load_sectors_per_lane, 0) +
+                           " sectors for a warp's 32 threads (32 neighbouring floats take 4): neighbouring threads "
+                           "(threadIdx.x) should read neighbouring addresses, so that x, the index that varies fastest "
+                           "in memory, follows threadIdx.x"});
+    if (f.store_sector_use < kPoorSectorUse && f.store_sectors_per_lane >= kSectorsPerLaneApart)
         out.push_back({"uncoalesced-stores",
                        "your global stores use " + pct(f.store_sector_use) +
-                           " of the bytes of the 32-byte sectors they write: neighbouring threads (threadIdx.x) "
-                           "should write neighbouring addresses"});
+                           " of the bytes of the 32-byte sectors they write, " + fixed(32 * f.store_sectors_per_lane, 0) +
+                           " sectors for a warp's 32 threads: neighbouring threads (threadIdx.x) should write "
+                           "neighbouring addresses"});
     const double conflicts = std::max(f.shared_load_conflicts_per_request, f.shared_store_conflicts_per_request);
     if (conflicts >= kConflictsWorthNaming)
         out.push_back({"bank-conflicts",

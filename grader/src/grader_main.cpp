@@ -6,6 +6,7 @@
 // CUDA context unusable ends the process after its result is written, and gpulab-grade starts a
 // fresh process for the tests that remain. Each of those ways out writes its own closing event
 // first, so a process that ends without one was ended by something other than the grader.
+#include "gpulab/access_analysis.h"
 #include "gpulab/cuda_check.h"
 #include "gpulab/gpu_profile.h"
 #include "gpulab/grader_test.h"
@@ -271,6 +272,7 @@ int main(int argc, char** argv) {
     const int handshake_fd = gpulab::handshake_fd_from(argc, argv);
     testing::InitGoogleTest(&argc, argv);
     gpulab::register_geometry_checks();
+    gpulab::register_access_report();  // Report.AccessAnalysis, where lab.json lists it
     gpulab::register_gpu_profile_workload();  // only in the profile's child (gpu_profile.h)
     if (handshake_fd >= 0) {
         if (!gpulab::take_handshake(handshake_fd)) return 4;

@@ -63,7 +63,8 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
                                 sc.store_requests,  sc.store_wavefronts, sc.store_conflicts, sc.blocks_capped};
     auto convert = [](const gpulab::cpu::RangeCount& r) {
         return RangeCount{r.loads,         r.stores,         r.bytes_read,     r.bytes_written, r.host_bytes_read,
-                          r.load_requests, r.load_sectors,   r.store_requests, r.store_sectors};
+                          r.load_requests, r.load_sectors,   r.store_requests, r.store_sectors, r.load_lanes,
+                          r.store_lanes};
     };
     result.available = c.supported;
     result.why = c.why;

@@ -85,6 +85,7 @@ struct RequestKeyHash {
 };
 struct Request {
   std::vector<uint64_t> sectors[2];  // per direction (0 load, 1 store), sorted and distinct at fold time
+  uint32_t lanes[2] = {0, 0};        // lanes that took part, per direction
   std::vector<uint32_t> ranges;      // the counted ranges it touched
 };
 // The running block's requests, folded into the ranges' totals when the block ends. Grown inside the SIGSEGV
@@ -103,6 +104,7 @@ void note_request(uintptr_t ip, size_t range, const uintptr_t lo, const uintptr_
   const uint32_t nth = g_requests.times[lane_key]++;
   Request& r = g_requests.requests[RequestKey{ip ^ (uintptr_t(range) << 1) ^ uintptr_t(dir), linear / 32, nth}];
   for (uint64_t s = lo >> 5; s <= (hi - 1) >> 5; ++s) r.sectors[dir].push_back(s);
+  ++r.lanes[dir];
   if (std::find(r.ranges.begin(), r.ranges.end(), uint32_t(range)) == r.ranges.end()) r.ranges.push_back(uint32_t(range));
 }
 
@@ -119,6 +121,7 @@ void fold_requests() {
           if (!c) continue;
           (dir ? c->store_requests : c->load_requests) += 1;
           (dir ? c->store_sectors : c->load_sectors) += sectors;
+          (dir ? c->store_lanes : c->load_lanes) += r.lanes[dir];
         }
       }
     }

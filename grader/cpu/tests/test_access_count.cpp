@@ -70,6 +70,8 @@ TEST_F(AccessCounter, WarpRequestsAndSectors) {
     const unsigned long long warps = n / 32;
     EXPECT_EQ(c.ranges[0].load_requests, warps) << "stride " << stride;
     EXPECT_EQ(c.ranges[0].load_sectors, warps * std::min(32, 4 * stride)) << "stride " << stride;
+    EXPECT_EQ(c.ranges[0].load_lanes, warps * 32) << "stride " << stride;
+    EXPECT_EQ(c.ranges[1].store_lanes, warps * 32);
     EXPECT_EQ(c.ranges[1].store_requests, warps);
     EXPECT_EQ(c.ranges[1].store_sectors, warps * 4);
     EXPECT_EQ(c.ranges[0].store_requests, 0u);

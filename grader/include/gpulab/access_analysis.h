@@ -12,7 +12,7 @@
 //
 // Report.AccessAnalysis (0 points, "run_in": "cpu") shows the table for every registered timed launch;
 // lab.json "access_analysis" (optional) sets the sample: {"blocks": 8, "page_every": [1, 1],
-// "shared_faults_per_block": 20000, "suites": ["TiledStep"]}.
+// "shared_faults_per_block": 20000, "suites": ["TiledStep"], "instances": ["N4096"]}.
 #pragma once
 
 #include "gpulab/access_diagnosis.h"
@@ -28,9 +28,11 @@ struct AccessFigures {
     bool available = false;
     std::string why;
     double input_bytes_per_output_byte = 0;
+    bool pages_sampled = false;  // counted on a sample of the pages: the bytes per byte are an estimate
     double load_sector_use = 0, store_sector_use = 0;  // 0..1
     double load_sectors_per_request = 0, store_sectors_per_request = 0;
-    double shared_bytes_read_per_output_byte = 0;
+    double load_sectors_per_lane = 0, store_sectors_per_lane = 0;
+    double shared_bytes_read_per_output_byte = 0;  // NaN where a block's shared accesses were counted in part
     double shared_load_conflicts_per_request = 0, shared_store_conflicts_per_request = 0;
     bool shared_capped = false;  // some blocks' shared accesses were counted only in part
     unsigned threads_per_block = 0;  // of the launch with the most blocks
@@ -50,5 +52,9 @@ std::string access_table(const std::vector<AccessFigures>& rows);
 // The body of Report.AccessAnalysis: every timed launch of the lab (or of lab.json's suites), counted, shown,
 // and recorded as properties (summary.json).
 void report_access_analysis();
+
+// Called by the grader's main() after register_geometry_checks(): registers Report.AccessAnalysis where the lab's
+// lab.json lists it (so a lab opts in with one line of config, and no test file repeats it).
+void register_access_report();
 
 }  // namespace gpulab

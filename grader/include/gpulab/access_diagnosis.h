@@ -28,6 +28,9 @@ struct MemoryFigures {
     std::size_t shared_bytes = 0;
     int registers = 0;
     double load_sector_use = 1, store_sector_use = 1;   // 0..1 (1: nothing loaded or stored)
+    // Sectors per lane of a warp request: 0.125 for 32 neighbouring floats, 0.09 for 32 neighbouring bytes of RGB
+    // pixels, 1 when every lane has a sector of its own (lanes 32 bytes or more apart).
+    double load_sectors_per_lane = 0, store_sectors_per_lane = 0;
     double shared_load_conflicts_per_request = 0, shared_store_conflicts_per_request = 0;
     std::size_t local_bytes = 0;                         // per thread, GPU builds only
     double achieved_occupancy = -1;                      // 0..1 from the GPU's counters; < 0: not measured

@@ -60,6 +60,7 @@ struct RangeCount {
     // consecutive threads, x fastest) and the 32-byte sectors it touches; coalesced 4-byte lanes: 4 per request.
     unsigned long long load_requests = 0, load_sectors = 0;
     unsigned long long store_requests = 0, store_sectors = 0;
+    unsigned long long load_lanes = 0, store_lanes = 0;  // lanes those requests served
 };
 
 // Each launch runs only `count` of its blocks: every corner block of the grid, one block on each edge (and

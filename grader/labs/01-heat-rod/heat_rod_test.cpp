@@ -10,7 +10,6 @@
 
 #include "time_step_checks.h"
 
-#include "gpulab/access_analysis.h"
 #include "gpulab/grader_test.h"
 
 namespace heat_rod_grading {
@@ -56,7 +55,6 @@ TEST(Stability, BlowsUpAboveBound) { GPULAB_REQUIRE_DEVICE(); check_blows_up_abo
 
 TEST(Speed, StepThroughput) { GPULAB_REQUIRE_GPU(); check_step_speed(); }
 TEST(Report, Roofline) { GPULAB_REQUIRE_GPU(); report_roofline(); }
-TEST(Report, AccessAnalysis) { gpulab::report_access_analysis(); }
 
 }  // namespace
 }  // namespace heat_rod_grading

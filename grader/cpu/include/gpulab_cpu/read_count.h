@@ -52,6 +52,8 @@ struct RangeCount {
   // A fully coalesced 4-byte load of 32 lanes is 1 request of 4 sectors; 32 lanes 128 bytes apart, 32 sectors.
   unsigned long long load_requests = 0, load_sectors = 0;
   unsigned long long store_requests = 0, store_sectors = 0;
+  // The lanes those requests served: sectors per lane near 1 means the lanes share no sector (far apart).
+  unsigned long long load_lanes = 0, store_lanes = 0;
 };
 
 // Each launch of a count runs only a sample of its blocks: every corner block of the grid (2^d for the d

@@ -202,3 +202,15 @@ std::string ncu_failure_reason(const std::string& output);
 void register_gpu_profile_workload();
 
 }  // namespace gpulab
+
+// At the top of a test that compares with the GPU's counters: where they cannot be read (no GPU, no ncu,
+// ERR_NVGPUCTRPERM), the test is "not run" with the reason before it counts anything, and holds back no test that
+// requires it (skip_holds_back).
+#define GPULAB_REQUIRE_GPU_COUNTERS()                                                        \
+    do {                                                                                     \
+        const ::gpulab::GpuProfile& gpulab_profile_ = ::gpulab::gpu_profile();               \
+        if (!gpulab_profile_.available) {                                                    \
+            ::testing::Test::RecordProperty("skip_holds_back", "no");                        \
+            GTEST_SKIP() << "the GPU's counters were not read: " << gpulab_profile_.why;     \
+        }                                                                                    \
+    } while (0)

@@ -46,6 +46,7 @@ void check_same_work_on_gpu() {
 TEST(Technique, SameWorkOnGpu) {
     GPULAB_REQUIRE_DEVICE();
     GPULAB_REQUIRE_READ_COUNTER();
+    GPULAB_REQUIRE_GPU_COUNTERS();
     check_same_work_on_gpu();
 }
 

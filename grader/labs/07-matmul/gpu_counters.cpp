@@ -21,6 +21,7 @@ namespace {
 TEST(Technique, SameWorkOnGpu) {
     GPULAB_REQUIRE_DEVICE();
     GPULAB_REQUIRE_READ_COUNTER();
+    GPULAB_REQUIRE_GPU_COUNTERS();
     const unsigned long long blocks = section("technique").at("timed_blocks");
     for (Kernel kernel : {Kernel::tiled, Kernel::tiled_bt}) {
         for (const gpulab::GeometryCheck& launch : gpulab::timed_launches(kernel == Kernel::tiled ? "Tiled" : "TiledBt")) {

@@ -25,6 +25,7 @@ Technique taught_technique() {
 TEST(Technique, SameWorkOnGpu) {
     GPULAB_REQUIRE_DEVICE();
     GPULAB_REQUIRE_READ_COUNTER();
+    GPULAB_REQUIRE_GPU_COUNTERS();
     const Technique t = taught_technique();
     for (Precision p : {Precision::f32, Precision::f64}) {
         for (const gpulab::GeometryCheck& launch : timed_launches_of(t, p)) {

@@ -44,7 +44,7 @@ ships() {  # ships <path>: whether a tracked file belongs in the release
             [ "${path%%/*}" = grader ] && lab=${lab#*/}
             lab=${lab%%/*}
             chosen "$lab" || return 1
-            [[ "$path" =~ ^grader/labs/[^/]+/(wrong|right|cheats)/ ]] && return 1
+            [[ "$path" =~ ^grader/labs/[^/]+/(wrong|right|cheats|slow)/ ]] && return 1
             [[ "$path" =~ /expert_export\.cpp$ ]] && return 1  # the expert library's table: expert/ stays out
             return 0 ;;
         grader/shared/*/expert_export.cpp) return 1 ;;

@@ -6,7 +6,7 @@ usage: check_no_reference.py <unpacked release dir> <source repo> [--ptx-cache <
 
 Reads every file of the release, binary ones included, and looks for
   (a) a reference source file: a source file under reference/, or a file whose bytes are those of a
-      reference file or of a planted variant (grader/labs/*/{wrong,right,cheats}/*.json, edits of the
+      reference file or of a planted variant (grader/labs/*/{wrong,right,cheats,slow}/*.json, edits of the
       reference's text);
   (b) the reference's distinctive text: each line of reference/<lab>/* that is at least MIN_LINE
       characters long once its white space is collapsed and that stands in no file the release ships
@@ -41,10 +41,10 @@ WHITESPACE = re.compile(rb"\s+")
 PRINTABLE_RUN = re.compile(rb"[\x20-\x7e\t\r\n]{%d,}" % MIN_LINE)
 # What the release must never hold, in the instructor's tree: the reference, the planted variants (edits
 # of the reference), and the instructor-only parts of the grader.
-INSTRUCTOR_ONLY = re.compile(r"^(reference/|expert/|grader/labs/[^/]+/(wrong|right|cheats)/|grader/class/|grader/release/)")
+INSTRUCTOR_ONLY = re.compile(r"^(reference/|expert/|grader/labs/[^/]+/(wrong|right|cheats|slow)/|grader/class/|grader/release/)")
 # Sources whose text must never ship: the reference, and the expert kernels of the roofline report.
 SECRET_ROOTS = ("reference/", "expert/")
-PLANTED_VARIANT = re.compile(r"^grader/labs/[^/]+/(wrong|right|cheats)/")
+PLANTED_VARIANT = re.compile(r"^grader/labs/[^/]+/(wrong|right|cheats|slow)/")
 
 
 def normalize(data: bytes) -> bytes:

@@ -62,7 +62,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* const kWorkloadFlag = "GPULAB_PROFILE_WORKLOAD";
-const char* const kLaunchLine = "[gpulab-profile] launch ";       // "<i>\t<suite>\t<instance>\t<call>"
+const char* const kLaunchLine = "[gpulab-profile] launch ";       // "<i>\t<role>\t<suite>\t<instance>\t<call>"
 const char* const kLaunchFailed = "[gpulab-profile] failed ";     // "<i>\t<what>"
 const char* const kFinished = "[gpulab-profile] workload finished";
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -93,9 +93,28 @@ class ProfileWorkload : public testing::Test {
 public:
     void TestBody() override {
         const std::vector<GeometryCheck> launches = timed_launches("");
-        for (std::size_t i = 0; i < launches.size(); ++i) {
-            const GeometryCheck& c = launches[i];
-            std::cout << kLaunchLine << i << "\t" << c.suite << "\t" << c.instance << "\t" << c.call << std::endl;
+        run_all(launches, "yours", 0);
+        // The reference's kernels through the same launch code, for the report's comparison (gpu_profile_report.h).
+        if (!solution_library_path(Role::reference).empty()) {
+            bool served = false;
+            try {
+                serve_student_role_from(Role::reference, lab_config().at("lab"));
+                served = true;
+            } catch (const std::exception& e) {
+                std::cout << "[gpulab-profile] the reference was not profiled: " << e.what() << std::endl;
+            }
+            if (served) run_all(launches, "reference", launches.size());
+        }
+        std::cout << kFinished << std::endl;
+    }
+
+private:
+    static void run_all(const std::vector<GeometryCheck>& launches, const char* role, std::size_t first) {
+        for (std::size_t n = 0; n < launches.size(); ++n) {
+            const GeometryCheck& c = launches[n];
+            const std::size_t i = first + n;
+            std::cout << kLaunchLine << i << "\t" << role << "\t" << c.suite << "\t" << c.instance << "\t" << c.call
+                      << std::endl;
             try {
                 std::vector<DeviceBytes> buffers;
                 std::vector<void*> pointers;
@@ -118,7 +137,6 @@ public:
                 cudaGetLastError();
             }
         }
-        std::cout << kFinished << std::endl;
     }
 };
 
@@ -131,7 +149,7 @@ unsigned profile_time_limit_s() {
 
 // The GPU grader and the GPU build of the solution this process grades.
 struct Target {
-    std::string grader, library, why;
+    std::string grader, library, reference, why;  // reference: "" when there is none to compare with
 };
 
 // In CPU execution mode: the lab's GPU grader and the GPU library of the solution whose CPU library this process
@@ -148,6 +166,7 @@ Target gpu_target_from_manifest(const std::string& cpu_library) {
             t.grader = manifest.value("graders", Json::object()).value("gpu", "");
             for (const auto& [name, solution] : manifest.at("solutions").items()) {
                 if (!solution.contains("cpu") || !solution.contains("gpu")) continue;
+                if (name == "reference") t.reference = solution["gpu"].value("library", "");
                 if (fs::weakly_canonical(solution["cpu"].value("library", "")) != lib) continue;
                 t.library = solution["gpu"].value("library", "");
             }
@@ -178,7 +197,7 @@ Target profile_target() {
         t.why = "the student's library was not handed over (run the grader through gpulab-grade)";
         return t;
     }
-    if (!facts.emulated) return Target{own_executable_path(), library, ""};
+    if (!facts.emulated) return Target{own_executable_path(), library, solution_library_path(Role::reference), ""};
     // CPU execution mode: profile the GPU build, where this machine has an NVIDIA GPU.
     std::error_code ignored;
     if (!fs::exists("/dev/nvidiactl", ignored) && !fs::exists("/dev/nvidia0", ignored)) {
@@ -188,7 +207,7 @@ Target profile_target() {
     return gpu_target_from_manifest(library);
 }
 
-std::vector<std::string> child_env(const std::string& library, const std::string& home) {
+std::vector<std::string> child_env(const std::string& library, const std::string& reference, const std::string& home) {
     std::vector<std::string> env;
     for (char** e = environ; e && *e; ++e) {
         const std::string entry = *e;
@@ -200,6 +219,7 @@ std::vector<std::string> child_env(const std::string& library, const std::string
     }
     env.push_back(std::string(kWorkloadFlag) + "=1");
     env.push_back("GPULAB_SOLUTION_LIB=" + library);
+    if (!reference.empty() && reference != library) env.push_back("GPULAB_REFERENCE_LIB=" + reference);
     env.push_back("HOME=" + home);  // ncu writes its settings under $HOME and its lock file under $TMPDIR
     env.push_back("TMPDIR=" + home);
     return env;
@@ -243,7 +263,7 @@ GpuProfile run_profile() {
             spawn_child({profile.ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
                          "--log-file", csv, "--metrics", metrics, target.grader, "--gtest_filter=GpuProfileWorkload.Run", "--gtest_color=no",
                          "--gtest_brief=1"},
-                        child_env(target.library, dir.string()), log, "ncu");
+                        child_env(target.library, target.reference, dir.string()), log, "ncu");
         const auto deadline = started + std::chrono::seconds(profile_time_limit_s());
         for (;;) {
             if (::waitpid(pid, &status, WNOHANG) == pid) break;
@@ -283,6 +303,7 @@ GpuProfile run_profile() {
             std::string index;
             ProfiledLaunch l;
             std::getline(f, index, '\t');
+            std::getline(f, l.role, '\t');
             std::getline(f, l.suite, '\t');
             std::getline(f, l.instance, '\t');
             std::getline(f, l.call);
@@ -369,7 +390,8 @@ const std::vector<std::string>& profile_metrics() {
             kGlobalStoreRequests, kGlobalStoreSectors, kSharedLoadBytes, kSharedStoreBytes, kSharedLoadRequests,
             kSharedStoreRequests, kSharedLoadConflicts, kSharedStoreConflicts, kDramRead, kDramWrite,
             kAchievedOccupancy, kTheoreticalOccupancy, kLimitRegisters, kLimitShared, kLimitBlocks, kLimitWarps,
-            kRegisters, kBlockSize, kGridSize, kLocalLoadBytes, kLocalStoreBytes, kBranchUniform};
+            kRegisters, kBlockSize, kGridSize, kSharedStatic, kSharedDynamic, kLocalLoadBytes, kLocalStoreBytes,
+            kBranchUniform};
         if (global_load_metric() != kGlobalLoadBytes) all.push_back(global_load_metric());
         return all;
     }();
@@ -387,9 +409,10 @@ double ProfiledLaunch::total(const std::string& m) const {
     return kernels.empty() ? kNaN : sum;
 }
 
-const ProfiledLaunch* GpuProfile::find(const std::string& suite, const std::string& instance) const {
+const ProfiledLaunch* GpuProfile::find(const std::string& suite, const std::string& instance,
+                                       const std::string& role) const {
     for (const ProfiledLaunch& l : launches)
-        if (l.suite == suite && l.instance == instance) return &l;
+        if (l.suite == suite && l.instance == instance && l.role == role) return &l;
     return nullptr;
 }
 

@@ -9,6 +9,7 @@
 #include "gpulab/access_analysis.h"
 #include "gpulab/cuda_check.h"
 #include "gpulab/gpu_profile.h"
+#include "gpulab/gpu_profile_report.h"
 #include "gpulab/grader_test.h"
 #include "gpulab/lab_config.h"
 #include "gpulab/launch_deadline.h"
@@ -273,6 +274,7 @@ int main(int argc, char** argv) {
     testing::InitGoogleTest(&argc, argv);
     gpulab::register_geometry_checks();
     gpulab::register_access_report();  // Report.AccessAnalysis, where lab.json lists it
+    gpulab::register_gpu_profile_report();  // Report.GpuProfile, where lab.json lists it
     gpulab::register_gpu_profile_workload();  // only in the profile's child (gpu_profile.h)
     if (handshake_fd >= 0) {
         if (!gpulab::take_handshake(handshake_fd)) return 4;

@@ -79,15 +79,30 @@ void set_solution_libraries(const std::string& student, const std::string& refer
     handed_over()[Role::reference] = reference;
 }
 
-const void* load_lab_api(Role role, const std::string& expected_lab) {
+namespace {
+std::mutex& api_mutex() {
     static std::mutex mutex;
+    return mutex;
+}
+std::map<Role, const void*>& loaded_apis() {
     static std::map<Role, const void*> loaded;
-    std::lock_guard<std::mutex> lock(mutex);
-    auto found = loaded.find(role);
-    if (found != loaded.end()) return found->second;
+    return loaded;
+}
+}  // namespace
+
+const void* load_lab_api(Role role, const std::string& expected_lab) {
+    std::lock_guard<std::mutex> lock(api_mutex());
+    auto found = loaded_apis().find(role);
+    if (found != loaded_apis().end()) return found->second;
     const void* api = open_api(role, expected_lab);
-    loaded[role] = api;
+    loaded_apis()[role] = api;
     return api;
+}
+
+void serve_student_role_from(Role role, const std::string& expected_lab) {
+    const void* api = load_lab_api(role, expected_lab);
+    std::lock_guard<std::mutex> lock(api_mutex());
+    loaded_apis()[Role::student] = api;
 }
 
 }  // namespace gpulab

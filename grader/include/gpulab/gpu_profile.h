@@ -6,7 +6,9 @@
 // 0.5 (the word 0x3F000000, as CPU execution mode's timed count fills its own), outside any timed window. Before
 // each timed launch the child launches a one-thread grader kernel (gpulab_profile_marker) with as many blocks as
 // the launch's number plus one, so every profiled kernel is attributed to the launch whose marker precedes it,
-// whatever the launch function runs. One `ncu` process per lab (its start-up is most of the cost), one short
+// whatever the launch function runs. Then, where the reference's library is known, the same launches again through
+// the same launch code with the reference's kernels serving the student's role (ProfiledLaunch::role "reference"):
+// the comparison Report.GpuProfile shows (gpu_profile_report.h). One `ncu` process per lab (its start-up is most of the cost), one short
 // fixed metric list, CSV in base units into a log file, parsed here. The child gets the student's GPU library only,
 // no handshake and no result channel, HOME and TMPDIR in a fresh folder (ncu wants a writable home and its lock
 // file; class grading's sandbox user has neither elsewhere).
@@ -77,6 +79,8 @@ inline constexpr const char* kLimitWarps = "launch__occupancy_limit_warps";
 inline constexpr const char* kRegisters = "launch__registers_per_thread";
 inline constexpr const char* kBlockSize = "launch__block_size";
 inline constexpr const char* kGridSize = "launch__grid_size";
+inline constexpr const char* kSharedStatic = "launch__shared_mem_per_block_static";    // bytes
+inline constexpr const char* kSharedDynamic = "launch__shared_mem_per_block_dynamic";  // bytes
 // Local memory (spills): bytes the threads loaded and stored.
 inline constexpr const char* kLocalLoadBytes = "smsp__sass_data_bytes_mem_local_op_ld.sum";
 inline constexpr const char* kLocalStoreBytes = "smsp__sass_data_bytes_mem_local_op_st.sum";
@@ -100,6 +104,7 @@ struct ProfiledKernel {
 
 // The kernels one timed launch ran, in launch order.
 struct ProfiledLaunch {
+    std::string role = "yours";         // "yours"; "reference": the same launch code with the reference's kernels
     std::string suite, instance, call;  // of its GeometryCheck
     std::vector<ProfiledKernel> kernels;
     std::string error;                  // the launch failed in the child (then kernels may be empty)
@@ -114,8 +119,9 @@ struct GpuProfile {
     std::string ncu;        // ncu's path
     std::string device;     // ncu's name of the device, where it gave one
     double seconds = 0;     // the whole child under ncu
-    // The launch registered as (suite, instance); null when there is none.
-    const ProfiledLaunch* find(const std::string& suite, const std::string& instance) const;
+    // The launch registered as (suite, instance), run with `role`'s kernels; null when there is none.
+    const ProfiledLaunch* find(const std::string& suite, const std::string& instance,
+                               const std::string& role = "yours") const;
 };
 
 // Runs the profile once per process (the first call; later calls return the same).

@@ -51,6 +51,11 @@ const Api& companion_api(const std::string& lab) {
 // Throws std::runtime_error with a readable reason when the library is missing or does not load.
 const void* load_lab_api(Role role, const std::string& expected_lab);
 
+// From now on, the student's role is served by `role`'s library (loaded if it was not): the GPU profile's child
+// (gpu_profile.cpp) runs every timed launch of the lab a second time with the reference's kernels in place of the
+// student's, through the same launch code. Nothing else calls it.
+void serve_student_role_from(Role role, const std::string& expected_lab);
+
 template <typename Api>
 const Api& lab_api(Role role, const std::string& expected_lab) {
     return *static_cast<const Api*>(load_lab_api(role, expected_lab));

@@ -1,0 +1,68 @@
+// What the GPU's counters say about each timed kernel, in the figures that explain speed (issue 35, items 1-2):
+// achieved against theoretical occupancy and which limit binds, global sectors per request (coalescing), shared
+// bank conflicts per request, DRAM bytes per output byte against the compulsory ones, global and shared bytes read
+// per output byte, branch uniformity, local memory (spills). Read from the lab's one `ncu` run (gpu_profile.h);
+// the diagnoses (access_diagnosis.h) are computed from these figures, never guessed from the code.
+//
+// Report.GpuProfile (0 points, "run_in": "gpu", registered from lab.json like Report.AccessAnalysis) prints one
+// table per lab, the student's kernels beside the reference's and the expert's where the build has them, and
+// records it in the test's properties (summary.json). A speed test that fails names the measured causes of its
+// timed launch first (speed_diagnosis below).
+#pragma once
+
+#include "gpulab/access_diagnosis.h"
+#include "gpulab/launch_recorder.h"
+
+#include <string>
+#include <vector>
+
+namespace gpulab {
+
+struct GpuProfile;
+
+struct GpuKernelFigures {
+    std::string role = "yours";  // "yours", "reference", "expert"
+    std::string suite, instance, call, kernels;
+    bool available = false;
+    std::string why;  // not available: why
+    double ms = 0;    // the profiled run's kernel time (under the profiler: not a speed figure)
+    unsigned threads_per_block = 0;
+    double shared_bytes_per_block = 0;
+    int registers = 0;
+    double achieved_occupancy = 0, theoretical_occupancy = 0;  // 0..1
+    std::string limiter;  // which limit binds the theoretical occupancy: "registers", "shared memory", ...
+    double load_sectors_per_request = 0, store_sectors_per_request = 0;
+    double load_sector_use = 0, store_sector_use = 0;  // bytes asked for over 32 x sectors touched
+    double shared_load_conflicts_per_request = 0, shared_store_conflicts_per_request = 0;
+    double global_bytes_read_per_output_byte = 0;  // the threads' global loads over their global stores
+    double shared_bytes_read_per_output_byte = 0;
+    double dram_bytes_per_output_byte = 0;         // DRAM read + write over the bytes stored
+    double compulsory_dram_bytes_per_output_byte = 0;  // every buffer of the launch moved once
+    double branch_uniform = 1;                     // 0..1: branches whose threads all went one way
+    double local_bytes_per_thread = 0;             // local loads + stores per thread (spills, local arrays)
+    std::vector<Diagnosis> diagnoses;
+};
+
+// The figures of the student's timed launch (suite, instance) in this process's profile; not available (with why)
+// where the counters cannot be read.
+GpuKernelFigures gpu_figures(const std::string& suite, const std::string& instance);
+
+// For a speed test's failure message: the causes the GPU's counters measured for the timed launch (suite, instance),
+// the largest first, with their figures; else what the recorded launches alone show (launch_facts). Never a guess:
+// "measured on this GPU: achieved occupancy 26% of the 100% your 128-thread blocks allow: ...".
+std::string speed_diagnosis(const std::string& suite, const std::string& instance,
+                            const std::vector<RecordedLaunch>& launches);
+
+// The same from a given profile (the grader's own tests). `role`: "yours" or "reference".
+GpuKernelFigures figures_of(const GpuProfile& profile, const std::string& suite, const std::string& instance,
+                            const std::string& role);
+std::string speed_diagnosis(const GpuProfile& profile, const std::string& suite, const std::string& instance,
+                            const std::vector<RecordedLaunch>& launches);
+
+// The table Report.GpuProfile prints.
+std::string gpu_profile_table(const std::vector<GpuKernelFigures>& rows, const std::string& device);
+
+// Called by the grader's main() after register_geometry_checks(): registers Report.GpuProfile where lab.json lists it.
+void register_gpu_profile_report();
+
+}  // namespace gpulab

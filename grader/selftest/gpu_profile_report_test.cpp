@@ -1,0 +1,102 @@
+// The GPU profile's figures and the speed diagnosis computed from them (gpulab/gpu_profile_report.h), on profiles
+// built by hand in the shape gpu_profile.cpp reads from ncu (base units: bytes, ns, %). No GPU needed.
+#include "gpulab/gpu_profile.h"
+#include "gpulab/gpu_profile_report.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace gpulab;
+
+// One rod step of 2^26 floats, one cell per thread: 3 float loads and 1 store per cell, coalesced.
+ProfiledKernel rod_step(double block, double achieved) {
+    const double cells = 67108864, requests = cells / 32;
+    ProfiledKernel k;
+    k.name = "heat_step";
+    k.metrics = {{ncu_metric::kDuration, 320000},
+                 {ncu_metric::kBlockSize, block},
+                 {ncu_metric::kGridSize, cells / block},
+                 {ncu_metric::kRegisters, 16},
+                 {ncu_metric::kAchievedOccupancy, achieved},
+                 {ncu_metric::kTheoreticalOccupancy, 100},
+                 {ncu_metric::kLimitWarps, 2048 / block},
+                 {ncu_metric::kLimitBlocks, 32},
+                 {ncu_metric::kLimitRegisters, 64},
+                 {ncu_metric::kGlobalLoadBytes, 12 * cells},
+                 {ncu_metric::kGlobalLoadRequests, 3 * requests},
+                 {ncu_metric::kGlobalLoadSectors, 3 * requests * 4.1},
+                 {ncu_metric::kGlobalStoreBytes, 4 * cells},
+                 {ncu_metric::kGlobalStoreRequests, requests},
+                 {ncu_metric::kGlobalStoreSectors, requests * 4},
+                 {ncu_metric::kDramRead, 4 * cells},
+                 {ncu_metric::kDramWrite, 4 * cells},
+                 {ncu_metric::kBranchUniform, 100}};
+    return k;
+}
+
+GpuProfile profile_of(const ProfiledKernel& yours, const ProfiledKernel& theirs) {
+    GpuProfile p;
+    p.available = true;
+    ProfiledLaunch a;
+    a.suite = "Step", a.instance = "M67108864", a.call = "launch_step at M = 67108864";
+    a.kernels = {yours};
+    ProfiledLaunch b = a;
+    b.role = "reference", b.kernels = {theirs};
+    p.launches = {a, b};
+    return p;
+}
+
+TEST(GpuProfileReport, FiguresComeFromTheCounters) {
+    const GpuKernelFigures f = figures_of(profile_of(rod_step(256, 86), rod_step(256, 86)), "Step", "M67108864", "yours");
+    ASSERT_TRUE(f.available) << f.why;
+    EXPECT_EQ(f.threads_per_block, 256u);
+    EXPECT_NEAR(f.achieved_occupancy, 0.86, 1e-9);
+    EXPECT_EQ(f.limiter, "threads");  // 8 blocks of 256 fill the SM's 2048 threads before any other limit
+    EXPECT_NEAR(f.load_sectors_per_request, 4.1, 1e-9);
+    EXPECT_NEAR(f.global_bytes_read_per_output_byte, 3.0, 1e-9);
+    EXPECT_NEAR(f.dram_bytes_per_output_byte, 2.0, 1e-9);
+    EXPECT_TRUE(f.diagnoses.empty()) << f.diagnoses.front().text;
+}
+
+TEST(GpuProfileReport, BlocksThatEndBeforeTheyStartAreNamedWithTheReferencesFigure) {
+    // The H200's 128-thread rod kernel: 26% achieved of the 100% its blocks allow (shared/calibration).
+    const GpuProfile p = profile_of(rod_step(128, 26), rod_step(256, 86));
+    const GpuKernelFigures f = figures_of(p, "Step", "M67108864", "yours");
+    ASSERT_FALSE(f.diagnoses.empty());
+    EXPECT_EQ(f.diagnoses.front().cause, "blocks-end-before-they-start");
+    const std::string why = speed_diagnosis(p, "Step", "M67108864", {});
+    EXPECT_NE(why.find("achieved occupancy 26% of the 100% your 128-thread blocks allow"), std::string::npos) << why;
+    EXPECT_NE(why.find("the reference's kernel: achieved occupancy 86% with 256-thread blocks"), std::string::npos) << why;
+    EXPECT_NE(why.find("[blocks-end-before-they-start]"), std::string::npos) << why;
+}
+
+TEST(GpuProfileReport, UncoalescedLoadsAreNamed) {
+    ProfiledKernel k = rod_step(256, 86);
+    k.metrics[ncu_metric::kGlobalLoadSectors] = k.metrics[ncu_metric::kGlobalLoadRequests] * 32;  // a sector per lane
+    const GpuKernelFigures f = figures_of(profile_of(k, rod_step(256, 86)), "Step", "M67108864", "yours");
+    ASSERT_FALSE(f.diagnoses.empty());
+    EXPECT_EQ(f.diagnoses.front().cause, "uncoalesced-loads");
+}
+
+TEST(GpuProfileReport, WithoutCountersTheMessageSaysWhyAndKeepsTheLaunchFacts) {
+    GpuProfile p;
+    p.why = "Nsight Compute's CLI (ncu) was not found";
+    RecordedLaunch l;
+    l.grid = dim3(524288), l.block = dim3(128);
+    const std::string why = speed_diagnosis(p, "Step", "M67108864", {l});
+    EXPECT_NE(why.find("were not read: Nsight Compute's CLI (ncu) was not found"), std::string::npos) << why;
+    EXPECT_NE(why.find("block 128x1x1"), std::string::npos) << why;
+}
+
+TEST(GpuProfileReport, TheTableShowsBothRoles) {
+    const GpuProfile p = profile_of(rod_step(128, 26), rod_step(256, 86));
+    const std::string table = gpu_profile_table({figures_of(p, "Step", "M67108864", "yours"),
+                                                 figures_of(p, "Step", "M67108864", "reference")}, "NVIDIA H200");
+    EXPECT_NE(table.find("NVIDIA H200"), std::string::npos);
+    EXPECT_NE(table.find("26%/100%"), std::string::npos) << table;
+    EXPECT_NE(table.find("86%/100%"), std::string::npos) << table;
+    EXPECT_NE(table.find("reference"), std::string::npos) << table;
+}
+
+}  // namespace

@@ -6,6 +6,7 @@
     gpulab_plot.py matmul-study CSV [--out PNG] [--title TEXT]
     gpulab_plot.py class-overview CSV [--out PNG] [--title TEXT] [--top N]
     gpulab_plot.py roofline JSON [--out PNG] [--title TEXT]
+    gpulab_plot.py gpu-profile JSON [--out PNG] [--title TEXT]
 
 heat2d-scaling  lab 02's scaling study: columns M, and <kernel>_ms_per_step for each kernel
                 (naive_ms_per_step, tiled_ms_per_step, ...); a log-log plot of ms per step against M.
@@ -27,8 +28,18 @@ roofline        a lab's roofline report (gpulab/roofline.h writes roofline.json)
                 "role" (student, reference, expert, library), "arithmetic" (fp32, fp64, int32), "intensity",
                 "gops", or "absent": why}]}; log-log G op/s against operations per byte, under the memory
                 roof (the copy) and the compute roofs. Points not measured are listed under the plot.
+gpu-profile     a lab's GPU profile (Report.GpuProfile writes gpu_profile.json): {"device", "lab", "rows": [{"role"
+                (yours, reference, expert), "suite", "instance", "call", "available", "why", and where available
+                "ms", "threads_per_block", "achieved_occupancy" and "theoretical_occupancy" (0..1),
+                "load_sector_use", "store_sector_use" (0..1), "load_sectors_per_request", "store_sectors_per_request",
+                "shared_load_conflicts_per_request", "shared_store_conflicts_per_request",
+                "dram_bytes_per_output_byte", "compulsory_dram_bytes_per_output_byte", "local_bytes_per_thread"
+                (numbers or null), "causes": [names]}]}; one panel per cause (occupancy, load and store sector
+                use, bank conflicts, DRAM bytes against the compulsory, local memory), each timed launch's kernels
+                side by side by role; the causes measured in red on their panel and in a caption, with the
+                launches not profiled and why.
 
-For a CSV or the roofline's JSON the picture goes to --out, else next to the CSV with the ending .png. Each PNG written is
+For a CSV, the roofline's or the profile's JSON the picture goes to --out, else next to the CSV with the ending .png. Each PNG written is
 printed on stdout as "wrote PATH". Exit status: 0 drawn; 1 the data cannot be used (one line on
 stderr says why); 2 the command line is wrong; 3 matplotlib cannot be imported (the grader then
 reports the plot as skipped).
@@ -567,6 +578,251 @@ def draw_roofline(plt, path, out, title):
     plt.close(fig)
 
 
+# ---- gpu-profile ------------------------------------------------------------------------------------------
+
+PROFILE_ROLES = {"yours": "student", "reference": "reference", "expert": "expert"}  # -> ROOFLINE_ROLES' keys
+# The figures of one row that are fractions (drawn as %), and those that are counts or ratios (never negative).
+PROFILE_FRACTIONS = ("achieved_occupancy", "theoretical_occupancy", "load_sector_use", "store_sector_use",
+                     "branch_uniform")
+PROFILE_RATIOS = ("ms", "threads_per_block", "shared_bytes_per_block", "registers", "load_sectors_per_request",
+                  "store_sectors_per_request", "shared_load_conflicts_per_request",
+                  "shared_store_conflicts_per_request", "global_bytes_read_per_output_byte",
+                  "shared_bytes_read_per_output_byte", "dram_bytes_per_output_byte",
+                  "compulsory_dram_bytes_per_output_byte", "local_bytes_per_thread")
+# The panel each measured cause (gpulab/access_diagnosis.h) is read from: its title says so in red.
+PROFILE_CAUSE_PANELS = {
+    "blocks-end-before-they-start": "occupancy", "small-blocks": "occupancy",
+    "register-limits-occupancy": "occupancy", "shared-memory-limits-occupancy": "occupancy",
+    "uncoalesced-loads": "loads", "uncoalesced-stores": "stores", "bank-conflicts": "conflicts",
+    "register-spills": "local",
+}
+
+
+def profile_rows(doc, path):
+    """The rows of a gpu_profile.json, checked: each has a role and "available"; an available row's figures are
+    numbers or null, fractions within 0..1 and nothing negative. Raises DataError naming the row and field."""
+    rows = field(doc, "rows", path, "profile")
+    if not isinstance(rows, list) or not rows:
+        raise DataError(f"{path}: 'rows' must be a list of at least one profiled launch")
+    for i, row in enumerate(rows, start=1):
+        where = f"row {i}"
+        role = field(row, "role", path, where)
+        if not isinstance(role, str) or not role:
+            raise DataError(f"{path}, {where}: 'role' must be a name (yours, reference, expert), not {role!r}")
+        available = field(row, "available", path, where)
+        if not isinstance(available, bool):
+            raise DataError(f"{path}, {where}: 'available' must be true or false, not {available!r}")
+        if not available:
+            continue
+        for key in PROFILE_FRACTIONS + PROFILE_RATIOS:
+            value = row.get(key)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise DataError(f"{path}, {where} ({role}): '{key}' must be a number or null, not {value!r}")
+            if value < 0:
+                raise DataError(f"{path}, {where} ({role}): '{key}' is negative ({value:g})")
+            if key in PROFILE_FRACTIONS and value > 1.0001:
+                raise DataError(f"{path}, {where} ({role}): '{key}' is a fraction of 1, not {value:g}")
+        causes = row.get("causes", [])
+        if not isinstance(causes, list) or not all(isinstance(c, str) for c in causes):
+            raise DataError(f"{path}, {where} ({role}): 'causes' must be a list of names")
+    return rows
+
+
+def launch_label(row):
+    """A launch as the x axis names it: its call, the size on a line of its own."""
+    call = str(row.get("call") or f"{row.get('suite', '?')} {row.get('instance', '')}".strip())
+    head, at, size = call.partition(" at ")
+    return f"{head}\n{size}" if at else call
+
+
+def draw_gpu_profile(plt, path, out, title):
+    from matplotlib.patches import Patch
+    from matplotlib.lines import Line2D
+
+    doc = read_json(path)
+    rows = profile_rows(doc, path)
+    # The launches in the file's order, one per suite and instance (as the grader finds each role's launch); in
+    # each, the roles in the legend's order (yours first).
+    launches, key_of = [], lambda r: (r.get("suite", ""), r.get("instance", ""))
+    for row in rows:
+        if key_of(row) not in launches:
+            launches.append(key_of(row))
+    role_order = [r for r in PROFILE_ROLES if any(row["role"] == r for row in rows)]
+    role_order += sorted({row["role"] for row in rows} - set(role_order))
+    drawn = [row for row in rows if row["available"]]
+    missing = [row for row in rows if not row["available"]]
+
+    def style(role):
+        _, colour, legend = ROOFLINE_ROLES.get(PROFILE_ROLES.get(role, ""), ("x", "0.5", role))
+        return colour, legend
+
+    def pct(v):
+        return f"{100 * v:.0f}%"
+
+    # The panels: (key, title, value of a row, its label, y axis label, fraction?)
+    def occupancy_label(r):
+        theor = r.get("theoretical_occupancy")
+        threads = r.get("threads_per_block")
+        text = pct(r["achieved_occupancy"]) + (f"\nof {pct(theor)}" if theor is not None else "")
+        return text + (f"\n{threads:.0f} thr" if threads else "")
+
+    def sectors_label(kind):
+        def label(r):
+            per_request = r.get(f"{kind}_sectors_per_request")
+            return pct(r[f"{kind}_sector_use"]) + (f"\n{per_request:.1f} sectors\nper request" if per_request is not None else "")
+        return label
+
+    def conflicts(r):
+        values = [v for v in (r.get("shared_load_conflicts_per_request"), r.get("shared_store_conflicts_per_request"))
+                  if v is not None]
+        return max(values) if values else None
+
+    def conflicts_label(r):
+        ld, st = r.get("shared_load_conflicts_per_request") or 0, r.get("shared_store_conflicts_per_request") or 0
+        if not r.get("shared_bytes_per_block") and ld == 0 and st == 0:
+            return "no\nshared"
+        if ld > 0 and st > 0:
+            return f"ld {ld:.1f}\nst {st:.1f}"
+        return f"{max(ld, st):.1f}" + (" (ld)" if ld > 0 else " (st)" if st > 0 else "")
+
+    def dram_label(r):
+        least = r.get("compulsory_dram_bytes_per_output_byte")
+        return f"{r['dram_bytes_per_output_byte']:.2f}" + (f"\nmin {least:.2f}" if least else "")
+
+    panels = [
+        ("occupancy", "Occupancy: achieved (bar)\nof theoretical (outline)", lambda r: r.get("achieved_occupancy"),
+         occupancy_label, "% of the SM's warps", True),
+        ("loads", "Global loads: bytes used\nper 32-byte sector fetched", lambda r: r.get("load_sector_use"),
+         sectors_label("load"), "% of each sector used", True),
+        ("stores", "Global stores: bytes used\nper 32-byte sector written", lambda r: r.get("store_sector_use"),
+         sectors_label("store"), "% of each sector used", True),
+        ("conflicts", "Shared memory: bank conflicts\n(extra turns) per request", conflicts, conflicts_label,
+         "extra turns per request", False),
+        ("dram", "DRAM bytes moved per byte written\n(line: compulsory, each buffer once)",
+         lambda r: r.get("dram_bytes_per_output_byte"), dram_label, "bytes per output byte", False),
+        ("local", "Local memory per thread\n(register spills)", lambda r: r.get("local_bytes_per_thread"),
+         lambda r: f"{r['local_bytes_per_thread']:.0f} B", "bytes per thread", False),
+    ]
+
+    # The causes, per launch and role: in a caption under the panels, and in red on the panel they come from.
+    panel_causes = {}
+    caption = []
+    for launch in launches:
+        here = [r for r in rows if key_of(r) == launch]
+        name = next((r["call"] for r in here if r.get("call")), f"{launch[0]} {launch[1]}").strip()
+        times = ", ".join(f"{style(r['role'])[1]} {r['ms']:.3g} ms" for r in here
+                          if r["available"] and r.get("ms") is not None)
+        said = []
+        for r in here:
+            if not r["available"]:
+                continue
+            causes = r.get("causes") or []
+            said.append(f"{style(r['role'])[1]}: " + (", ".join(causes) if causes else "no single cause stands out"))
+            for cause in causes:
+                panel = PROFILE_CAUSE_PANELS.get(cause)
+                if panel:
+                    panel_causes.setdefault(panel, [])
+                    if cause not in panel_causes[panel]:
+                        panel_causes[panel].append(cause)
+        if said:
+            caption.append(f"{name}" + (f" ({times})" if times else "") + ": " + "; ".join(said))
+    for r in missing:
+        name = (r.get("call") or f"{r.get('suite', '?')} {r.get('instance', '')}").strip()
+        caption.append(f"not profiled: {name} ({style(r['role'])[1]}): {str(r.get('why') or 'no reason given')[:160]}")
+    if len(caption) > 12:
+        caption = caption[:11] + [f"... and {len(caption) - 11} more (see {os.path.basename(path)})"]
+
+    n_roles = max(1, len(role_order))
+    # Wide enough that each bar's three-line label (about 0.7 inch) stays clear of its neighbour's.
+    width = max(13.0, min(26.0, 3 * (0.9 + 0.75 * n_roles * len(launches))))
+    caption_height = 0.3 + 0.2 * len(caption)
+    fig = plt.figure(figsize=(width, 8.4 + caption_height), layout="constrained")
+    # A strip for the legend above the panels (matplotlib 3.6 has no legend "outside" a constrained layout).
+    grid = fig.add_gridspec(4, 3, height_ratios=[0.3, 4.2, 4.2, caption_height])
+    bar = 0.8 / n_roles
+    xs = list(range(len(launches)))
+    for index, (key, heading, value_of, label_of, y_label, fraction) in enumerate(panels):
+        ax = fig.add_subplot(grid[1 + index // 3, index % 3])
+        top = 0.0
+        for j, role in enumerate(role_order):
+            colour, _ = style(role)
+            for x, launch in zip(xs, launches):
+                row = next((r for r in drawn if r["role"] == role and key_of(r) == launch), None)
+                if row is None and not any(r["role"] == role and key_of(r) == launch for r in rows):
+                    continue  # this role has no kernel for this launch
+                centre = x + (j - (n_roles - 1) / 2) * bar
+                value = value_of(row) if row is not None else None
+                if value is None:
+                    ax.text(centre, 0, "not\nprofiled" if row is None else "n/a", ha="center", va="bottom",
+                            fontsize=7, color="0.4")
+                    continue
+                scale = 100 if fraction else 1
+                blamed = any(PROFILE_CAUSE_PANELS.get(c) == key for c in row.get("causes") or [])
+                ax.bar([centre], [value * scale], width=bar * 0.9, color=colour, alpha=0.85,
+                       edgecolor="black" if blamed else colour, linewidth=1.8 if blamed else 0.5,
+                       hatch="//" if blamed else None, zorder=2)
+                shown = value * scale
+                if key == "occupancy" and row.get("theoretical_occupancy") is not None:
+                    theor = 100 * row["theoretical_occupancy"]
+                    ax.bar([centre], [theor], width=bar * 0.9, fill=False, edgecolor=colour, linestyle="--",
+                           linewidth=1.3, zorder=3)
+                    shown = max(shown, theor)
+                if key == "dram" and row.get("compulsory_dram_bytes_per_output_byte"):
+                    least = row["compulsory_dram_bytes_per_output_byte"]
+                    ax.plot([centre - bar * 0.5, centre + bar * 0.5], [least, least], color="black", linewidth=2,
+                            zorder=4)
+                    shown = max(shown, least)
+                ax.annotate(label_of(row), (centre, shown), textcoords="offset points", xytext=(0, 3), ha="center",
+                            va="bottom", fontsize=7, linespacing=1.05, fontweight="bold" if blamed else "normal",
+                            color="#8b1a1a" if blamed else "0.15")
+                top = max(top, shown)
+        ax.set_xticks(xs)
+        ax.set_xticklabels([launch_label(max((r for r in rows if key_of(r) == launch), key=lambda r: bool(r.get("call"))))
+                            for launch in launches],
+                           fontsize=8)
+        ax.set_xlim(-0.6, len(launches) - 0.4)
+        if fraction:
+            ax.set_ylim(0, 135)
+            ax.set_yticks(range(0, 101, 25))
+        else:
+            ax.set_ylim(0, (top if top > 0 else 1) * 1.4)
+        ax.set_ylabel(y_label, fontsize=8)
+        ax.tick_params(axis="y", labelsize=8)
+        ax.grid(True, axis="y", alpha=0.3, zorder=0)
+        blamed_here = panel_causes.get(key)
+        if blamed_here:
+            ax.set_title(heading + "\ncause: " + ", ".join(blamed_here), fontsize=9, color="#8b1a1a",
+                         fontweight="bold")
+        else:
+            ax.set_title(heading + "\n", fontsize=9)
+        if not drawn:
+            ax.text(0.5, 0.5, "nothing was profiled", transform=ax.transAxes, ha="center", va="center",
+                    color="0.4")
+
+    note_ax = fig.add_subplot(grid[3, :])
+    note_ax.axis("off")
+    note_ax.text(0, 1, "\n".join(caption) if caption else "", transform=note_ax.transAxes, va="top", ha="left",
+                 fontsize=8.5, color="0.15")
+
+    handles = [Patch(color=style(role)[0], alpha=0.85, label=style(role)[1]) for role in role_order]
+    handles.append(Patch(facecolor="white", edgecolor="black", hatch="//", linewidth=1.8,
+                         label="a measured cause of the slowdown"))
+    handles.append(Line2D([], [], color="black", linewidth=2, label="compulsory DRAM bytes"))
+    legend_ax = fig.add_subplot(grid[0, :])
+    legend_ax.axis("off")
+    legend_ax.legend(handles=handles, loc="center", ncol=len(handles), fontsize=8.5, frameon=False)
+    lab = doc.get("lab", "") if isinstance(doc, dict) else ""
+    device = doc.get("device", "") if isinstance(doc, dict) else ""
+    heading = "Why each timed kernel is fast or slow" + (f": {lab}" if lab else "")
+    sub = "the GPU's counters (Nsight Compute)" + (f" on {device}" if device else "") + \
+          ", your kernel beside the reference's, cause by cause"
+    fig.suptitle(f"{heading}\n{sub}" + (f" ({title})" if title else ""), fontsize=11)
+    save(fig, out)
+    plt.close(fig)
+
+
 # ---- command line -----------------------------------------------------------------------------------------
 
 
@@ -575,7 +831,7 @@ def main(argv):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     kinds = parser.add_subparsers(dest="kind", required=True, metavar="KIND")
     for kind, what in (("heat2d-scaling", "lab 02's scaling CSV"), ("matmul-study", "lab 07's comparison CSV"),
-                       ("roofline", "a lab's roofline JSON")):
+                       ("roofline", "a lab's roofline JSON"), ("gpu-profile", "a lab's GPU profile JSON")):
         sub = kinds.add_parser(kind, help=f"{what} -> a PNG")
         sub.add_argument("data", help="the data file")
         sub.add_argument("--out", help="the PNG to write (default: the data file's path ending in .png)")
@@ -607,7 +863,7 @@ def main(argv):
         else:
             out = args.out or os.path.splitext(args.data)[0] + ".png"
             draw = {"heat2d-scaling": draw_heat2d_scaling, "matmul-study": draw_matmul_study,
-                    "roofline": draw_roofline}[args.kind]
+                    "roofline": draw_roofline, "gpu-profile": draw_gpu_profile}[args.kind]
             draw(plt, args.data, out, args.title)
     except DataError as e:
         print(f"gpulab_plot: error: {e}", file=sys.stderr)

@@ -100,6 +100,55 @@ TEST_F(Plots, RooflineWithoutCopyIsRefused) {
         << plot.skipped_because;
 }
 
+// A lab's GPU profile (Report.GpuProfile's gpu_profile.json): lab 02's two timed launches, yours beside the
+// reference's, cause by cause; lab 01's one launch; and launches that were not profiled, listed with why.
+TEST_F(Plots, GpuProfile) {
+    for (const char* lab : {"01", "02"}) {
+        const fs::path png = dir / ("gpu_profile_" + std::string(lab) + ".png");
+        DRAW_OR_SKIP(plot, "gpu-profile", kSamples + "/gpu_profile_" + lab + ".json", {"--out", png.string()});
+        ASSERT_TRUE(plot.drawn) << plot.skipped_because << "\n" << plot.output;
+        EXPECT_TRUE(is_png(png)) << png;
+    }
+    nlohmann::json doc = nlohmann::json::parse(std::ifstream(kSamples + "/gpu_profile_02.json"));
+    doc["rows"][1]["achieved_occupancy"] = nullptr;  // a counter that was not read: no bar, "n/a"
+    doc["rows"].push_back({{"role", "yours"}, {"suite", "Transpose"}, {"instance", "4096x4096"},
+                           {"call", "launch_transpose at 4096x4096"}, {"available", false},
+                           {"why", "the launch stored nothing to global memory"}});
+    std::ofstream(dir / "partial.json") << doc.dump();
+    DRAW_OR_SKIP(partial, "gpu-profile", (dir / "partial.json").string());
+    ASSERT_TRUE(partial.drawn) << partial.skipped_because << "\n" << partial.output;
+    EXPECT_TRUE(is_png(dir / "partial.png"));
+}
+
+// Figures that cannot be right are refused, the reason naming the row and the field: a fraction above 1, a
+// number that is text, a negative count, no rows at all.
+TEST_F(Plots, GpuProfileWithBadFiguresIsRefused) {
+    nlohmann::json doc = nlohmann::json::parse(std::ifstream(kSamples + "/gpu_profile_01.json"));
+    struct Case {
+        int row;  // -1: no rows at all
+        const char* key;
+        nlohmann::json value;
+        std::string reason;
+    };
+    const Case cases[] = {
+        {0, "load_sector_use", 14.1, "row 1 (yours): 'load_sector_use' is a fraction of 1, not 14.1"},
+        {1, "achieved_occupancy", "high", "row 2 (reference): 'achieved_occupancy' must be a number or null"},
+        {0, "local_bytes_per_thread", -8, "row 1 (yours): 'local_bytes_per_thread' is negative"},
+        {-1, "", nullptr, "'rows' must be a list of at least one profiled launch"},
+    };
+    for (const Case& c : cases) {
+        const std::string& reason = c.reason;
+        nlohmann::json bad = doc;
+        if (c.row < 0) bad["rows"] = nlohmann::json::array();
+        else bad["rows"][c.row][c.key] = c.value;
+        std::ofstream(dir / "bad.json", std::ios::trunc) << bad.dump();
+        DRAW_OR_SKIP(plot, "gpu-profile", (dir / "bad.json").string());
+        EXPECT_FALSE(plot.drawn) << reason;
+        EXPECT_NE(plot.skipped_because.find(reason), std::string::npos) << plot.skipped_because;
+        EXPECT_FALSE(fs::exists(dir / "bad.png"));
+    }
+}
+
 // Without --out the picture goes next to its CSV.
 TEST_F(Plots, CsvPictureGoesNextToItsData) {
     fs::copy_file(kSamples + "/matmul_study.csv", dir / "study.csv");

@@ -88,6 +88,50 @@ std::string trimmed(const std::string& text) {
 
 bool is_status(const GradedLab& lab, const char* word) { return lab.status == word; }
 
+// A test's table for a person: its "report_table" property (Report.GpuProfile's counters, Report.AccessAnalysis's
+// exact access figures), "" where it recorded none.
+std::string report_table_of(const json& test) {
+    if (!test.is_object() || !test.contains("properties")) return "";
+    return trimmed(string_of(test["properties"], "report_table"));
+}
+
+// A report keeps the columns its test aligned; its prose lines (the diagnoses under the table, the legend) are
+// wrapped at the table's width, their continuations indented, so that a sentence never runs off to the side.
+// A line with a run of three spaces after its indent is a table row and is never wrapped.
+std::string reflowed(const std::string& text) {
+    std::vector<std::string> lines;
+    for (std::size_t at = 0; at <= text.size();) {
+        const std::size_t end = std::min(text.find('\n', at), text.size());
+        lines.push_back(text.substr(at, end - at));
+        at = end + 1;
+    }
+    const auto indent_of = [](const std::string& line) { return std::min(line.find_first_not_of(' '), line.size()); };
+    const auto is_row = [&](const std::string& line) { return line.find("   ", indent_of(line)) != std::string::npos; };
+    std::size_t width = 100;
+    for (const std::string& line : lines)
+        if (is_row(line)) width = std::max(width, line.size());
+    std::string out;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const std::string& line = lines[i];
+        if (i) out += '\n';
+        if (line.size() <= width || is_row(line)) {
+            out += line;
+            continue;
+        }
+        const std::string more(indent_of(line) + 2, ' ');
+        std::string rest = line;
+        while (rest.size() > width) {
+            std::size_t cut = rest.rfind(' ', width);
+            if (cut == std::string::npos || cut <= indent_of(rest)) cut = rest.find(' ', width);
+            if (cut == std::string::npos) break;
+            out += rest.substr(0, cut) + '\n';
+            rest = more + rest.substr(cut + 1);
+        }
+        out += rest;
+    }
+    return out;
+}
+
 // How a test fared, for the table's colour and Gradescope's status.
 enum class Outcome { passed, lost_points, not_run };
 Outcome outcome_of(const json& test) {
@@ -140,10 +184,12 @@ public:
     virtual void paragraph(const std::string& text) = 0;
     virtual void emphasis_paragraph(const std::string& text) = 0;  // a line that must not be missed
     virtual void preformatted(const std::string& text) = 0;        // compiler messages, failure reports
+    virtual void report_table(const std::string& text) = 0;        // a test's table: columns kept, never wrapped
     virtual void bullets(const std::vector<std::string>& items) = 0;
     virtual void table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
                        const std::vector<RowKind>& kinds) = 0;
-    virtual void picture(const std::string& relative_path, const std::string& caption) = 0;
+    // `wide`: a picture a person reads at full width (a report's figure), not one of a row of thumbnails.
+    virtual void picture(const std::string& relative_path, const std::string& caption, bool wide) = 0;
     virtual void small(const std::string& text) = 0;  // where a grade came from
 };
 
@@ -180,6 +226,7 @@ public:
     void paragraph(const std::string& text) override { out_ << escape(text) << "\n\n"; }
     void emphasis_paragraph(const std::string& text) override { out_ << "**" << escape(text) << "**\n\n"; }
     void preformatted(const std::string& text) override { out_ << fenced(text) << "\n"; }
+    void report_table(const std::string& text) override { out_ << fenced(text) << "\n"; }
     void bullets(const std::vector<std::string>& items) override {
         for (const std::string& item : items) out_ << "- " << escape(item) << "\n";
         out_ << "\n";
@@ -201,7 +248,7 @@ public:
         }
         out_ << "\n";
     }
-    void picture(const std::string& relative_path, const std::string& caption) override {
+    void picture(const std::string& relative_path, const std::string& caption, bool) override {
         out_ << "![" << escape(caption) << "](<" << relative_path << ">)\n\n";
     }
     void small(const std::string& text) override { out_ << "*" << escape(text) << "*\n\n"; }
@@ -263,16 +310,26 @@ const char* const kCss = R"(
   tr.total td { font-weight: bold; background: #f4f4f4; }
   pre { background: #f6f8fa; border: 1px solid #d7dbe0; padding: .6rem .8rem; font-size: .82rem;
         white-space: pre-wrap; overflow-wrap: anywhere; }
+  /* A report's table and picture may be wider than the text: centred on it, up to the window's width, the
+     table scrolling sideways only where the window is narrower than its rows. */
+  pre.report { white-space: pre; overflow-x: auto; overflow-wrap: normal; font-size: .7rem; line-height: 1.35;
+               width: max-content; max-width: 94vw; box-sizing: border-box; position: relative; left: 50%;
+               transform: translateX(-50%); }
   p.alert { font-weight: bold; color: #8b1a1a; }
   p.small { font-size: .82rem; color: #555; }
   figure { display: inline-block; width: 48%; margin: .5rem 1% .5rem 0; vertical-align: top;
            page-break-inside: avoid; break-inside: avoid; }
   figure img { max-width: 100%; border: 1px solid #ddd; }
+  figure.wide { display: block; width: 94vw; max-width: 100rem; margin: .5rem 0 1rem; position: relative; left: 50%;
+                transform: translateX(-50%); text-align: center; }
   figcaption { font-size: .82rem; color: #555; }
   @media print {
     body { margin: 0; max-width: none; }
     * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
     tr, pre { page-break-inside: avoid; break-inside: avoid; }
+    pre.report { white-space: pre-wrap; overflow-x: visible; font-size: .62rem; width: auto; max-width: none; left: 0;
+                 transform: none; }
+    figure.wide { width: 100%; left: 0; transform: none; }
     h2 { page-break-after: avoid; break-after: avoid; }
   }
 )";
@@ -292,6 +349,9 @@ public:
     void paragraph(const std::string& text) override { out_ << "<p>" << html_escape(text) << "</p>\n"; }
     void emphasis_paragraph(const std::string& text) override { out_ << "<p class=\"alert\">" << html_escape(text) << "</p>\n"; }
     void preformatted(const std::string& text) override { out_ << "<pre>" << html_escape(trimmed(text)) << "</pre>\n"; }
+    void report_table(const std::string& text) override {
+        out_ << "<pre class=\"report\">" << html_escape(trimmed(text)) << "</pre>\n";
+    }
     void bullets(const std::vector<std::string>& items) override {
         out_ << "<ul>\n";
         for (const std::string& item : items) out_ << "  <li>" << html_escape(item) << "</li>\n";
@@ -310,8 +370,8 @@ public:
         }
         out_ << "</tbody>\n</table>\n";
     }
-    void picture(const std::string& relative_path, const std::string& caption) override {
-        out_ << "<figure><img src=\"" << html_escape(url_path(relative_path)) << "\" alt=\"" << html_escape(caption)
+    void picture(const std::string& relative_path, const std::string& caption, bool wide) override {
+        out_ << (wide ? "<figure class=\"wide\">" : "<figure>") << "<img src=\"" << html_escape(url_path(relative_path)) << "\" alt=\"" << html_escape(caption)
              << "\"><figcaption>" << html_escape(caption) << "</figcaption></figure>\n";
     }
     void small(const std::string& text) override { out_ << "<p class=\"small\">" << html_escape(text) << "</p>\n"; }
@@ -511,14 +571,33 @@ void write_lab(Document& doc, const GradedLab& lab, const std::vector<Picture>& 
     }
 
     write_what_went_wrong(doc, lab, pictures);
+
+    // The tables the tests measured (why a kernel is fast or slow), each with the pictures its measured column
+    // names (Report.GpuProfile's gpu_profile.png) at full width beneath it; the other pictures follow below.
+    std::vector<bool> shown(pictures.size(), false);
+    bool any_report = false;
+    for (const json& test : tests) {
+        const std::string table = report_table_of(test);
+        if (table.empty()) continue;
+        if (!any_report) doc.heading(3, "Reports"), any_report = true;
+        doc.heading(4, string_of(test, "id"));
+        doc.report_table(clipped(reflowed(with_copied_paths(table, pictures))));
+        const std::string measured = string_of(test, "measured");
+        for (std::size_t i = 0; i < pictures.size(); ++i) {
+            if (shown[i] || measured.find(pictures[i].source) == std::string::npos) continue;
+            doc.picture(pictures[i].shown, fs::path(pictures[i].shown).filename().string(), true);
+            shown[i] = true;
+        }
+    }
     const std::vector<std::string> problems = strings_of(lab.result, "problems");
     if (!problems.empty()) {
         doc.heading(3, "Grader problems (tell your instructor)");
         doc.bullets(problems);
     }
-    if (!pictures.empty()) {
+    if (std::find(shown.begin(), shown.end(), false) != shown.end()) {
         doc.heading(3, "Pictures");
-        for (const Picture& picture : pictures) doc.picture(picture.shown, fs::path(picture.shown).filename().string());
+        for (std::size_t i = 0; i < pictures.size(); ++i)
+            if (!shown[i]) doc.picture(pictures[i].shown, fs::path(pictures[i].shown).filename().string(), false);
     }
     const std::string from = provenance(lab);
     if (!from.empty()) doc.small(from);
@@ -565,6 +644,8 @@ std::string gradescope_test_output(const json& test, const GradedLab& lab) {
     if (!measured.empty()) out += "\n\nmeasured: " + MarkdownDocument::escape(measured);
     if (!threshold.empty()) out += "\n\nthreshold: " + MarkdownDocument::escape(threshold);
     for (const std::string& detail : strings_of(test, "details")) out += "\n\n" + MarkdownDocument::fenced(clipped(detail));
+    const std::string table = report_table_of(test);
+    if (!table.empty()) out += "\n\n" + MarkdownDocument::fenced(clipped(reflowed(table)));
     return out;
 }
 

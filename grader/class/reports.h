@@ -62,8 +62,9 @@ std::string csv_field(const std::string& text);
 // points), "output" (Markdown: one line per lab, and why a lab scored nothing), "output_format": "md",
 // "visibility": "visible", and "tests": one per test of each lab, named "<lab> <test id>", with score,
 // max_score, status ("passed" / "failed"), output (Markdown: verdict, measured, threshold, what went
-// wrong) and output_format "md". A lab without tests (did not build, empty) is one test of the lab's
-// points, so the tests' scores and max_scores sum to the labs' points and maxima.
+// wrong, and the test's "report_table" property in a code block where it recorded one) and output_format
+// "md". A lab without tests (did not build, empty) is one test of the lab's points, so the tests' scores
+// and max_scores sum to the labs' points and maxima.
 nlohmann::json gradescope_results_json(const std::vector<GradedLab>& results_of_one_student);
 
 // ---- feedback for a student ---------------------------------------------------------------------------
@@ -78,8 +79,11 @@ struct FeedbackFiles {
 // Writes <dir>/feedback.md and <dir>/feedback.html with the same content: per lab the status, the
 // compiler's message or the reason the lab was refused, the table (test, points, verdict, measured,
 // threshold), what went wrong (in the order gpulab-grade gave: summary.json's lab "feedback", else each
-// test's "details" in the table's order), what the submission brought that was ignored, and the pictures the lab
-// produced (copied to <dir>/pictures/<lab>/ and referenced relatively). The HTML is one file with
+// test's "details" in the table's order), the tables tests recorded in their "report_table" property
+// (Report.GpuProfile, Report.AccessAnalysis: a preformatted block under the test's name, its columns kept, its prose
+// lines wrapped at the table's width), each followed at full width by the pictures its "measured" names, what the
+// submission brought that was ignored, and the lab's other pictures (all copied to <dir>/pictures/<lab>/ and
+// referenced relatively). The HTML is one file with
 // inline CSS and no script, readable when printed; every text from the run is escaped.
 // Throws std::runtime_error naming the path when a file cannot be written.
 FeedbackFiles write_feedback(const std::filesystem::path& dir, const std::string& student,

@@ -4,7 +4,8 @@
 // compile, lab 01 whose result channel was forged, lab 01 with a planted boundary bug, whose summary
 // orders what went wrong) and an empty submission: the gradebook's rows, totals, statuses and quoting;
 // Gradescope's results.json against its spec; the feedback a student reads, in Markdown and HTML,
-// escaped and with its pictures, in the grader's order; the overview's counts and plot.
+// escaped and with its pictures, in the grader's order; a test's report table (Report.GpuProfile's) with its
+// picture in the feedback and in Gradescope's output; the overview's counts and plot.
 #include "reports.h"
 #include "results_db.h"
 
@@ -400,6 +401,135 @@ TEST_F(Reports, FeedbackListsPicturesItCouldNotCopy) {
     ASSERT_EQ(files.missing_pictures.size(), 9u);
     EXPECT_NE(files.missing_pictures[0].find("heat2d_t0.00.png"), std::string::npos) << files.missing_pictures[0];
     EXPECT_EQ(read(files.html).find("<img"), std::string::npos);
+}
+
+// ---- a test's report table (Report.GpuProfile, Report.AccessAnalysis) ------------------------------------------
+
+// Report.GpuProfile as gpulab-grade's summary.json holds it: 0 points, the table in the property "report_table"
+// (columns aligned by the test, the diagnoses and a long legend line under it), its picture named in "measured"
+// by the grading machine's path. The table carries text that Markdown and HTML would read as syntax.
+const char* const kProfileTable =
+    "GPU counters (Nsight Compute, NVIDIA H100 80GB HBM3), each timed launch run once outside any timed window\n"
+    "  launch                                   kernels    occ ach/theor limit         ld sec/rq st sec/rq  conf/ld  "
+    "conf/st   gld B/B   shm B/B DRAM B/B (min)  branch  local B\n"
+    "  launch_step_naive at 8192x8192           yours           83%/100% threads           28.40     32.00     0.00     "
+    "0.00      5.00      0.00    9.76 (2.00)     97%        0\n"
+    "  launch_step_naive at 8192x8192           reference       88%/100% threads            4.40      4.00     0.00     "
+    "0.00      5.00      0.00    2.06 (2.00)     99%        0\n"
+    "  launch_step_naive at 8192x8192 (yours): loads use 14% of each sector's bytes: index<x> by threadIdx.x, "
+    "`tile[ty][tx]` | not [ty][tx+1] [uncoalesced-loads]\n"
+    "  occ: achieved / theoretical occupancy of the longest kernel, limit: what binds the theoretical one; sec/rq: "
+    "32-byte sectors per warp request (4 = 32 neighbouring floats, 32 = every lane its own sector); conf: bank "
+    "conflicts (extra turns) per shared request; gld/shm B/B: global/shared bytes the threads read per byte they "
+    "stored; DRAM B/B: DRAM bytes moved per byte stored (min: every buffer moved once)\n";
+const char* const kProfileRow =
+    "  launch_step_naive at 8192x8192           yours           83%/100% threads           28.40     32.00     0.00     "
+    "0.00      5.00      0.00    9.76 (2.00)     97%        0";
+
+// Lab 02 of alice with Report.GpuProfile added, and its picture in the lab's artifacts.
+GradedLab with_gpu_profile(GradedLab lab) {
+    const std::string png = (fs::path(lab.artifacts_dir) / "gpu_profile.png").string();
+    std::ofstream(png) << "picture gpu_profile.png";
+    lab.result["artifacts"].push_back("gpu_profile.png");
+    lab.result["tests"].push_back(
+        {{"id", "Report.GpuProfile"}, {"points", 0}, {"max_points", 0}, {"verdict", "passed"}, {"passed", 1},
+         {"failed", 0}, {"skipped", 0}, {"instances", 1}, {"threshold", "a report: no bar"}, {"details", json::array()},
+         {"measured", "NaiveStep: occupancy 83% of 100%, 28.4 sectors/load request, 9.76 DRAM B/B (uncoalesced-loads) "
+                      "(profile 2.1 s; table in tests.log; picture " + png + ")"},
+         {"properties", {{"report_table", kProfileTable}, {"causes", "NaiveStep: uncoalesced-loads"}}}});
+    return lab;
+}
+
+// The longest line of a text, and whether `line` is one of its lines.
+std::size_t longest_line(const std::string& text) {
+    std::size_t longest = 0, at = 0;
+    while (at <= text.size()) {
+        const std::size_t end = std::min(text.find('\n', at), text.size());
+        longest = std::max(longest, end - at);
+        at = end + 1;
+    }
+    return longest;
+}
+
+std::string between(const std::string& text, const std::string& open, const std::string& close) {
+    const std::size_t from = text.find(open);
+    if (from == std::string::npos) return "";
+    const std::size_t to = text.find(close, from + open.size());
+    return text.substr(from + open.size(), to == std::string::npos ? std::string::npos : to - from - open.size());
+}
+
+TEST_F(Reports, FeedbackShowsAReportTableUnderItsTestWithItsPicture) {
+    const GradedLab lab = with_gpu_profile(alice_[1]);
+    const FeedbackFiles files = write_feedback(dir_ / "alice", "alice", {lab});
+    const std::string md = read(files.markdown), html = read(files.html);
+
+    // Markdown: under its own heading, in a fence, every character as the test wrote it (no escaping inside).
+    const std::size_t md_heading = md.find("#### Report.GpuProfile\n\n```text\nGPU counters (Nsight Compute");
+    ASSERT_NE(md_heading, std::string::npos) << md;
+    EXPECT_NE(md.find(std::string(kProfileRow) + "\n", md_heading), std::string::npos) << md;
+    EXPECT_NE(md.find("index<x> by threadIdx.x, `tile[ty][tx]` | not [ty][tx+1] [uncoalesced-loads]", md_heading),
+              std::string::npos) << md;
+    // The measured column names the copy beside the feedback, not the grading machine's folder.
+    EXPECT_NE(md.find("picture pictures/02-heat-2d/gpu\\_profile.png)"), std::string::npos) << md;
+    EXPECT_EQ(md.find((dir_ / "alice-grade/gpu_profile.png").string()), std::string::npos) << md;
+
+    // HTML: a preformatted block that keeps its columns, escaped.
+    const std::string block = between(html, "<pre class=\"report\">", "</pre>");
+    ASSERT_FALSE(block.empty()) << html;
+    EXPECT_NE(block.find(std::string(kProfileRow) + "\n"), std::string::npos) << block;
+    EXPECT_NE(block.find("index&lt;x&gt; by threadIdx.x, `tile[ty][tx]` | not"), std::string::npos) << block;
+    EXPECT_EQ(block.find('<'), std::string::npos) << block;
+    EXPECT_NE(html.find("<h4>Report.GpuProfile</h4>\n<pre class=\"report\">"), std::string::npos);
+    EXPECT_NE(html.find("pre.report { white-space: pre;"), std::string::npos);
+    // The legend, a sentence longer than the table, is wrapped at the table's width; the rows never are.
+    EXPECT_EQ(longest_line(block), std::string(kProfileRow).size()) << block;
+    EXPECT_NE(block.find("\n    "), std::string::npos) << block;  // a continuation, indented under its line
+
+    // The picture the test's measured names: right under the table at full width, and not again with the others.
+    const std::string figure = "<figure class=\"wide\"><img src=\"pictures/02-heat-2d/gpu_profile.png\"";
+    const std::size_t at = html.find(figure);
+    ASSERT_NE(at, std::string::npos) << html;
+    EXPECT_GT(at, html.find("<pre class=\"report\">"));
+    EXPECT_LT(at, html.find("<h3>Pictures</h3>"));
+    EXPECT_EQ(html.find("src=\"pictures/02-heat-2d/gpu_profile.png\"", at + figure.size()), std::string::npos) << html;
+    EXPECT_TRUE(fs::is_regular_file(dir_ / "alice/pictures/02-heat-2d/gpu_profile.png"));
+    EXPECT_EQ(files.pictures.size(), 10u);
+    const std::size_t md_picture = md.find("](<pictures/02-heat-2d/gpu_profile.png>)");
+    EXPECT_GT(md_picture, md_heading);
+    EXPECT_LT(md_picture, md.find("### Pictures"));
+    // The other pictures keep their section.
+    EXPECT_GT(html.find("<figure><img src=\"pictures/02-heat-2d/heat2d_t0.00.png\""), html.find("<h3>Pictures</h3>"));
+}
+
+TEST_F(Reports, GradescopeShowsAReportTableInItsTestsOutput) {
+    const json results = gradescope_results_json({with_gpu_profile(alice_[1])});
+    expect_gradescope_shape(results, alice_[1].points, alice_[1].max_points);
+    const json* report = test_named(results, "02-heat-2d Report.GpuProfile");
+    ASSERT_NE(report, nullptr) << results.dump(1);
+    EXPECT_EQ((*report)["status"], "passed");  // a 0-point report that ran
+    EXPECT_EQ((*report)["max_score"], 0);
+    const std::string output = (*report)["output"];
+    // Markdown's code fence around the table, which keeps its columns and its characters.
+    const std::string fenced = between(output, "```text\n", "\n```");
+    ASSERT_FALSE(fenced.empty()) << output;
+    EXPECT_EQ(fenced.rfind("GPU counters (Nsight Compute", 0), 0u) << fenced;
+    EXPECT_NE(fenced.find(std::string(kProfileRow) + "\n"), std::string::npos) << fenced;
+    EXPECT_NE(fenced.find("index<x> by threadIdx.x, `tile[ty][tx]` | not"), std::string::npos) << fenced;
+    EXPECT_EQ(longest_line(fenced), std::string(kProfileRow).size()) << fenced;
+    EXPECT_NE(output.find("measured: NaiveStep: occupancy 83% of 100%"), std::string::npos) << output;
+    // A test without a report table has no fence of one.
+    const json* naive = test_named(results, "02-heat-2d NaiveStep.MatchesOracle");
+    ASSERT_NE(naive, nullptr);
+    EXPECT_EQ((*naive)["output"].get<std::string>().find("```"), std::string::npos) << (*naive)["output"];
+}
+
+// What gpulab-grade-class and gpulab-gradescope-results read back from summary.json keeps the property.
+TEST_F(Reports, SummaryCarriesTheReportTable) {
+    const GradedLab lab = with_gpu_profile(alice_[1]);
+    const json summary = {{"mode", "gpu"}, {"gpu", true}, {"labs", json::array({lab.result})}};
+    const std::vector<GradedLab> read_back = graded_labs_from_summary("alice", json::parse(summary.dump()));
+    ASSERT_EQ(read_back.size(), 1u);
+    EXPECT_EQ(read_back[0].result["tests"].back()["properties"]["report_table"], kProfileTable);
 }
 
 // ---- the overview ------------------------------------------------------------------------------------------

@@ -5,6 +5,18 @@
 // kept in a direct-mapped table by address, so a kernel's loop pays the decode once per instruction, not
 // once per access (about 1 us against 0.05 us for a table hit). The handle, its instruction buffer and the
 // table are made before the count starts: cs_disasm_iter() into a preallocated cs_insn allocates nothing.
+//
+// The direction of the operand that faulted comes from the page fault itself, not from Capstone: Capstone 4
+// (Debian's 4.0.2) labels the memory operand of many stores as a read: movups, movupd, movdqa, movq, movlpd,
+// movhpd, movlps, movhps, the non-temporal stores, pextr*/extractps, every VEX/EVEX store (vmovsd, vmovups, ...
+// vextractf128, vmaskmov), movbe, the x87 stores, and a few read-modify-writes (cmpxchg, cmpxchg8b/16b, rol, ror,
+// rcl, rcr) too. g++ -O3 vectorises a double kernel's loop into movlpd/movhpd stores (lab 06's streaming cheat
+// at 512^3 stores two planes of its column at once), and CPU mode's atomicAdd(float) is a lock cmpxchg loop: their
+// counts said "read, never written". A PROT_NONE page faults with the error code's write bit set for every instruction that
+// writes the operand (a plain store and a read-modify-write alike) and clear for one that only reads it: where
+// the bit and Capstone disagree about the operand at the faulting address, the bit wins, and Capstone's read
+// label of a written operand is kept only for the read-modify-writes above (test_access_count.cpp,
+// StoresCapstoneCallsReadsAreCountedAsWrites).
 #include "access_decode.h"
 
 #include <atomic>
@@ -26,6 +38,7 @@ struct Operand {
   int8_t base = kNone, index = kNone;  // REG_* of the general registers, kNone or kRip
   bool addr32 = false;                 // 32-bit address size (0x67 prefix)
   uint8_t scale = 1, size = 0, access = 0;
+  bool rmw = false;  // a read-modify-write Capstone labels read-only (rmw_id)
   int64_t disp = 0;
 };
 struct Decoded {
@@ -89,6 +102,22 @@ int8_t greg_of(x86_reg r, bool* is32) {
   }
 }
 
+// Read-modify-writes whose memory operand Capstone 4 labels read-only (the others it labels read and write).
+bool rmw_id(unsigned id) {
+  switch (id) {
+    case X86_INS_CMPXCHG:
+    case X86_INS_CMPXCHG8B:
+    case X86_INS_CMPXCHG16B:
+    case X86_INS_ROL:
+    case X86_INS_ROR:
+    case X86_INS_RCL:
+    case X86_INS_RCR:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Decodes the instruction at ip into e. The bytes after the instruction may be unmapped (the end of a code
 // segment): try the bytes up to the page's end first, and all 15 only if the instruction continues.
 void decode(uintptr_t ip, Decoded& e) {
@@ -125,6 +154,7 @@ void decode(uintptr_t ip, Decoded& e) {
     o.disp = op.mem.disp;
     o.size = op.size;
     o.access = op.access;
+    o.rmw = rmw_id(g_insn->id);
   }
   e.ok = e.nops > 0;
 }
@@ -149,7 +179,7 @@ bool access_decoder_reset(std::string* why) {
   return true;
 }
 
-int decode_accesses(const void* ucontext, bool fault_write, MemAccess* out, int max) {
+int decode_accesses(const void* ucontext, uintptr_t fault, bool fault_write, MemAccess* out, int max) {
   if (!g_open) return -1;
   const auto* uc = static_cast<const ucontext_t*>(ucontext);
   const greg_t* r = uc->uc_mcontext.gregs;
@@ -162,6 +192,7 @@ int decode_accesses(const void* ucontext, bool fault_write, MemAccess* out, int 
   }
   if (!e.ok) return -1;
   int n = 0;
+  bool rmw[4] = {};
   for (int i = 0; i < e.nops && n < max; ++i) {
     const Operand& o = e.ops[i];
     uint64_t a = static_cast<uint64_t>(o.disp);
@@ -174,7 +205,25 @@ int decode_accesses(const void* ucontext, bool fault_write, MemAccess* out, int 
     m.size = o.size ? o.size : 1;
     m.read = o.access & CS_AC_READ;
     m.write = o.access & CS_AC_WRITE;
+    rmw[n - 1] = o.rmw;
     if (!m.read && !m.write) (fault_write ? m.write : m.read) = true;
+  }
+  // The operand at the faulting address goes the way the fault went (above). Where two operands hold that
+  // address (movs over itself), one that agrees with the fault settles it.
+  auto holds_fault = [&](const MemAccess& m) { return fault >= m.addr && fault - m.addr < m.size; };
+  bool agrees = false;
+  for (int i = 0; i < n; ++i) agrees |= holds_fault(out[i]) && (fault_write ? out[i].write : out[i].read);
+  if (!agrees) {
+    for (int i = 0; i < n; ++i) {
+      if (!holds_fault(out[i])) continue;
+      if (fault_write) {
+        out[i].write = true;
+        out[i].read = out[i].read && rmw[i];  // a store Capstone called a read reads nothing
+      } else {
+        out[i].read = true;  // an instruction that writes this operand would have faulted as a write
+        out[i].write = false;
+      }
+    }
   }
   return n;
 }
@@ -193,6 +242,6 @@ bool access_decoder_available(std::string* why) {
   return false;
 }
 bool access_decoder_reset(std::string* why) { return access_decoder_available(why); }
-int decode_accesses(const void*, bool, MemAccess*, int) { return -1; }
+int decode_accesses(const void*, uintptr_t, bool, MemAccess*, int) { return -1; }
 #endif
 }  // namespace gpulab::cpu

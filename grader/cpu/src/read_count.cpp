@@ -252,7 +252,7 @@ void reprotect_step_pages() {
 // faulted at `fault`).
 void account(void* uctx, uintptr_t fault, bool fault_write, uintptr_t ip) {
   MemAccess acc[4];
-  int n = decode_accesses(uctx, fault_write, acc, 4);
+  int n = decode_accesses(uctx, fault, fault_write, acc, 4);
   bool sane = false;
   for (int i = 0; i < n; ++i) sane |= fault >= acc[i].addr && fault - acc[i].addr < acc[i].size;
   if (!sane) {  // not decoded (or decoded wrong): one byte at the faulting address, in the fault's direction

@@ -226,6 +226,91 @@ TEST_F(AccessCounter, ReadsAndWritesOfTwoRangesAreCountedApart) {
   EXPECT_EQ(after, std::vector<int>(n, 1));
 }
 
+// Capstone 4 labels the memory operand of many stores as a read (movlpd, movhpd, movups, movq, movnti, every VEX
+// store, and lock cmpxchg among the read-modify-writes): the count takes the direction of the operand that faulted
+// from the page fault (access_decode.cpp). Lab 06's streaming cheat at 512^3 in double, whose column walk g++
+// stores two planes at a time with movlpd/movhpd, had its output "read" 63 360 bytes and written none. Here a
+// launch function runs three launches over the same two buffers, that column walk, a kernel storing with each of
+// those instructions, and the walk again: each launch's reads and writes of each buffer must come out exact.
+TEST_F(AccessCounter, StoresCapstoneCallsReadsAreCountedAsWrites) {
+  const int nx = 37, ny = 19, nz = 8;
+  const size_t cells = size_t(nx) * ny * nz;  // a multiple of 8
+  const size_t walked = size_t(nx - 2) * ny * nz, threads = cells / 8;
+  std::vector<double> h(cells);
+  for (size_t i = 0; i < cells; ++i) h[i] = 0.5 + 0.001 * double(i % 997);
+  DeviceBuffer<double> in(cells), out(cells);
+  CUDA_OK(in.upload(h));
+  out.poison();
+  AccessCount c = count_device_accesses({{in.get(), 0}, {out.get(), 0}}, [&] {
+    ASSERT_EQ(ac_walk_then_vector_stores_then_walk(in.get(), out.get(), nx, ny, nz), cudaSuccess);
+  });
+  ASSERT_TRUE(c.supported) << c.why;
+  EXPECT_EQ(c.undecoded, 0u);
+  ASSERT_EQ(c.launch_blocks.size(), 3u);
+  struct Want {
+    const char* kernel;
+    unsigned long long in_read, out_written, out_stores;
+  };
+  const Want want[3] = {{"ac_column_walk_kernel", 24 * walked, 8 * walked, walked},
+                        {"ac_vector_stores_kernel", 16 * threads, 64 * threads, 0},
+                        {"ac_column_walk_kernel", 24 * walked, 8 * walked, walked}};
+  for (size_t k = 0; k < 3; ++k) {
+    const LaunchBlocks& l = c.launch_blocks[k];
+    EXPECT_EQ(l.kernel, want[k].kernel);
+    ASSERT_EQ(l.blocks.size(), l.grid_blocks) << "launch " << k;
+    RangeCount rin, rout;
+    for (size_t i = 0; i < l.blocks.size(); ++i) {
+      for (auto [sum, r] : {std::pair{&rin, 0}, std::pair{&rout, 1}}) {
+        sum->loads += l.at(i, r).loads;
+        sum->stores += l.at(i, r).stores;
+        sum->bytes_read += l.at(i, r).bytes_read;
+        sum->bytes_written += l.at(i, r).bytes_written;
+      }
+    }
+    EXPECT_EQ(rin.bytes_read, want[k].in_read) << "launch " << k << " (" << l.kernel << ")";
+    EXPECT_EQ(rin.bytes_written, 0u) << "launch " << k;
+    EXPECT_EQ(rin.stores, 0u) << "launch " << k;
+    EXPECT_EQ(rout.bytes_written, want[k].out_written) << "launch " << k << " (" << l.kernel << ")";
+    EXPECT_EQ(rout.bytes_read, 0u) << "launch " << k << " (" << l.kernel << ")";
+    EXPECT_EQ(rout.loads, 0u) << "launch " << k;
+    // The walk stores each cell with an instruction of its own (movlpd, movhpd, movsd); the other kernel's stores
+    // are merged as the compiler likes.
+    if (want[k].out_stores) EXPECT_EQ(rout.stores, want[k].out_stores) << "launch " << k;
+    else EXPECT_GE(rout.stores, 4 * threads) << "launch " << k;
+  }
+  EXPECT_EQ(c.ranges[0].bytes_read, 2 * 24 * walked + 16 * threads);
+  EXPECT_EQ(c.ranges[1].bytes_written, 2 * 8 * walked + 64 * threads);
+  EXPECT_EQ(c.ranges[1].bytes_read, 0u);
+  // The outputs: the walk's cells, and the vector stores' [a, 2b, a, b, a, b, a, a] at x = 0 and nx - 1.
+  const std::vector<double> got = out.download();
+  for (size_t i = 0; i < cells; ++i) {
+    const size_t x = i % nx;
+    double w;
+    if (x > 0 && x + 1 < size_t(nx)) {
+      w = 0.25 * h[i - 1] + 0.5 * h[i] + 0.25 * h[i + 1];
+    } else {
+      const double a = h[2 * (i / 8)], b = h[2 * (i / 8) + 1];
+      const double pattern[8] = {a, 2 * b, a, b, a, b, a, a};
+      w = pattern[i % 8];
+    }
+    ASSERT_DOUBLE_EQ(got[i], w) << "cell " << i;
+  }
+
+  // atomicAdd on a float: a load, then lock cmpxchg (read and written) until it succeeds (once: the blocks of a
+  // count run one at a time).
+  const int n = 1000, m = 64;
+  DeviceBuffer<float> p(m);
+  CUDA_OK(cudaMemset(p.get(), 0, m * sizeof(float)));
+  AccessCount atomics = count_device_accesses({{p.get(), 0}}, [&] { ASSERT_EQ(ac_atomic_add_float(p.get(), n, m), cudaSuccess); });
+  ASSERT_TRUE(atomics.supported) << atomics.why;
+  EXPECT_EQ(atomics.ranges[0].bytes_read, 8ull * n);
+  EXPECT_EQ(atomics.ranges[0].bytes_written, 4ull * n);
+  EXPECT_EQ(atomics.ranges[0].loads, 2ull * n);
+  EXPECT_EQ(atomics.ranges[0].stores, 1ull * n);
+  const std::vector<float> sums = p.download();
+  for (int j = 0; j < m; ++j) EXPECT_EQ(sums[j], float(n / m + (j < n % m))) << j;
+}
+
 TEST_F(AccessCounter, NotADeviceBuffer) {
   DeviceBuffer<float> a(10);
   std::vector<float> host(10);

@@ -1,6 +1,8 @@
 // Kernels whose accesses the access counter counts in bytes (test_access_count.cpp).
 #include "access_count_cases.h"
 
+#include <immintrin.h>
+
 #include <cstring>
 
 struct Rgb {
@@ -93,5 +95,47 @@ cudaError_t ac_tile_read(const float* in, float* out, int n, bool padded, bool b
 }
 cudaError_t ac_tile_read_dynamic(const float* in, float* out, int n) {
   ac_tile_read_dynamic_kernel<<<dim3(n / 32, n / 32), dim3(32, 32), 32 * 32 * sizeof(float)>>>(in, out, n);
+  return cudaGetLastError();
+}
+
+__global__ void ac_column_walk_kernel(const double* __restrict__ in, double* __restrict__ out, int nx, int ny, int nz) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= nx || y >= ny) return;
+  const size_t plane = size_t(nx) * size_t(ny), column = size_t(y) * nx + x;
+  if (x == 0 || x == nx - 1) return;
+  for (int z = 0; z < nz; ++z) {
+    const size_t at = size_t(z) * plane + column;
+    out[at] = 0.25 * in[at - 1] + 0.5 * in[at] + 0.25 * in[at + 1];
+  }
+}
+
+__global__ void ac_vector_stores_kernel(const double* in, double* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const __m128d v = _mm_loadu_pd(in + 2 * i);
+  double* o = out + 8 * size_t(i);
+  _mm_storel_pd(o + 0, v);                                                                       // movlpd
+  _mm_storeh_pd(o + 1, _mm_add_pd(v, v));                                                        // movhpd
+  _mm_storeu_pd(o + 2, v);                                                                       // movupd
+  _mm_storeu_ps(reinterpret_cast<float*>(o + 4), _mm_castpd_ps(v));                              // movups
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(o + 6), _mm_castpd_si128(v));                      // movq
+  _mm_stream_si64(reinterpret_cast<long long*>(o + 7), _mm_cvtsi128_si64(_mm_castpd_si128(v)));  // movnti
+}
+
+cudaError_t ac_walk_then_vector_stores_then_walk(const double* in, double* out, int nx, int ny, int nz) {
+  const dim3 block(16, 8), grid((nx + 15) / 16, (ny + 7) / 8);
+  ac_column_walk_kernel<<<grid, block>>>(in, out, nx, ny, nz);
+  const int n = nx * ny * nz / 8;
+  ac_vector_stores_kernel<<<(n + 63) / 64, 64>>>(in, out, n);
+  ac_column_walk_kernel<<<grid, block>>>(in, out, nx, ny, nz);
+  return cudaGetLastError();
+}
+
+__global__ void ac_atomic_add_float_kernel(float* p, int n, int m) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&p[i % m], 1.0f);
+}
+cudaError_t ac_atomic_add_float(float* p, int n, int m) {
+  ac_atomic_add_float_kernel<<<(n + 127) / 128, 128>>>(p, n, m);
   return cudaGetLastError();
 }

@@ -23,3 +23,13 @@ cudaError_t ac_gather_strided(const float* in, float* out, int n, int stride);
 cudaError_t ac_tile_read(const float* in, float* out, int n, bool padded, bool by_column);
 // The same with the tile in dynamic shared memory (unpadded, read by column).
 cudaError_t ac_tile_read_dynamic(const float* in, float* out, int n);
+// Stores whose memory operand Capstone 4 labels as a read (access_decode.cpp), run as a launch function of the
+// kind a lab's timed launch is: `in` and `out` hold nx*ny*nz doubles (nx*ny*nz a multiple of 8).
+//  1. A column walk, out[z][y][x] = 2 in[z][y][x] + 1 for every z, each thread up its column as lab 06's streaming
+//     cheat does: g++ -O3 stores two planes at once, with movlpd and movhpd. 8 bytes read and written per cell.
+//  2. nx*ny*nz/8 threads, each reading 16 bytes of `in` (the first quarter of it) and writing 64 bytes of `out`
+//     with one store of each form: movlpd, movhpd, movupd, movups, movq and movnti (SSE intrinsics).
+//  3. The column walk again, over the same buffers.
+cudaError_t ac_walk_then_vector_stores_then_walk(const double* in, double* out, int nx, int ny, int nz);
+// p[i % m] += 1.0f with atomicAdd for i < n: in CPU execution mode a load and a lock cmpxchg loop.
+cudaError_t ac_atomic_add_float(float* p, int n, int m);

@@ -2,8 +2,12 @@
 
 #include "gpulab/format.h"
 #include "gpulab/grader_test.h"
+#include "gpulab/kernel_resources.h"
 #include "gpulab/lab_config.h"
 
+#include <dlfcn.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -14,6 +18,33 @@ namespace {
 double ratio(double a, double b) { return b > 0 ? a / b : 0; }
 
 std::string percent(double share) { return fixed(100 * share, 0) + "%"; }
+
+// Registers, local memory and static shared memory of the launched kernel, from the GPU build of the solution whose
+// CPU execution mode library holds it (kernel_resources.h). Never fails the report: where they cannot be had, `why`.
+void read_gpu_resources(AccessFigures& f, const RecordedLaunch& launch) {
+    Dl_info info{};
+    if (::dladdr(launch.kernel, &info) == 0 || !info.dli_fname) {
+        f.resources_why = "cannot tell which library holds the kernel";
+        return;
+    }
+    std::string why;
+    const std::string gpu = gpu_build_of(info.dli_fname, lab_config().at("lab").get<std::string>(), why);
+    if (gpu.empty()) {
+        f.resources_why = why;
+        return;
+    }
+    const GpuBuildResources& build = gpu_build_resources(gpu);
+    const KernelMatch m = match_kernel(build, launch.kernel, f.kernel, launch.static_shared_bytes);
+    if (!m.kernel) {
+        f.resources_why = m.why;
+        return;
+    }
+    f.registers = m.kernel->registers;
+    f.local_bytes = m.kernel->local_per_thread();
+    f.gpu_static_shared = m.kernel->shared_bytes;
+    f.resources_from = build.source + " (" + m.kernel->arch + "), " + m.kernel->mangled +
+                       " matched " + m.how;
+}
 
 }  // namespace
 
@@ -67,10 +98,26 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
     const KernelConfiguration config = configuration_of(c.launches, launch.call);
     f.threads_per_block = config.block.x * config.block.y * config.block.z;
     f.shared_bytes = config.shared_bytes;
-    f.occupancy = theoretical_occupancy(f.threads_per_block, f.shared_bytes);
+    f.kernel = config.kernel ? kernel_name_of(config.kernel) : "";
+    const auto main_launch = std::find_if(c.launches.begin(), c.launches.end(),
+                                          [&](const RecordedLaunch& l) { return l.kernel == config.kernel; });
+    if (main_launch == c.launches.end()) {
+        f.resources_why = "no launch recorded";
+    } else {
+        try {
+            read_gpu_resources(f, *main_launch);
+        } catch (const std::exception& e) {
+            f.resources_why = e.what();
+        }
+        // The GPU build declares every static shared array; CPU execution mode counts those its blocks reached.
+        if (!f.resources_from.empty()) f.shared_bytes = f.gpu_static_shared + main_launch->dynamic_shared_bytes;
+    }
+    f.occupancy = theoretical_occupancy(f.threads_per_block, f.shared_bytes, f.registers);
     MemoryFigures m;
     m.threads_per_block = f.threads_per_block;
     m.shared_bytes = f.shared_bytes;
+    m.registers = f.registers;
+    m.local_bytes = f.local_bytes;
     if (load_requests) m.load_sector_use = f.load_sector_use, m.load_sectors_per_lane = f.load_sectors_per_lane;
     if (store_requests) m.store_sector_use = f.store_sector_use, m.store_sectors_per_lane = f.store_sectors_per_lane;
     m.shared_load_conflicts_per_request = f.shared_load_conflicts_per_request;
@@ -83,8 +130,8 @@ std::string access_table(const std::vector<AccessFigures>& rows) {
     std::ostringstream out;
     out << "CPU execution mode: exact access analysis, no timing (a sample of each timed launch's blocks)\n";
     char line[512];
-    std::snprintf(line, sizeof line, "  %-44s %9s %10s %10s %9s %12s %12s %10s\n", "launch", "in B/out B", "load use",
-                  "store use", "shm B/out", "conf/ld req", "conf/st req", "occupancy");
+    std::snprintf(line, sizeof line, "  %-44s %9s %10s %10s %9s %12s %12s %5s %7s %10s\n", "launch", "in B/out B",
+                  "load use", "store use", "shm B/out", "conf/ld req", "conf/st req", "regs", "local B", "occupancy");
     out << line;
     for (const AccessFigures& f : rows) {
         if (!f.available) {
@@ -94,19 +141,34 @@ std::string access_table(const std::vector<AccessFigures>& rows) {
         const std::string shm = std::isnan(f.shared_bytes_read_per_output_byte)
                                     ? std::string("part") : fixed(f.shared_bytes_read_per_output_byte, 2);
         const std::string in = (f.pages_sampled ? "~" : "") + fixed(f.input_bytes_per_output_byte, 2);
-        std::snprintf(line, sizeof line, "  %-44s %9s %10s %10s %9s %12.2f %12.2f %10s\n", f.call.c_str(),
+        const bool known = !f.resources_from.empty();
+        std::snprintf(line, sizeof line, "  %-44s %9s %10s %10s %9s %12.2f %12.2f %5s %7s %10s\n", f.call.c_str(),
                       in.c_str(), percent(f.load_sector_use).c_str(),
                       percent(f.store_sector_use).c_str(), shm.c_str(),
                       f.shared_load_conflicts_per_request, f.shared_store_conflicts_per_request,
+                      known ? std::to_string(f.registers).c_str() : "?",
+                      known ? std::to_string(f.local_bytes).c_str() : "?",
                       ("<= " + percent(f.occupancy.theoretical)).c_str());
         out << line;
+    }
+    // Where the registers, local and static shared memory came from, launch by launch.
+    for (const AccessFigures& f : rows) {
+        if (!f.available) continue;
+        if (!f.resources_from.empty())
+            out << "  " << f.call << ": " << f.kernel << ": " << f.registers << " registers, " << f.local_bytes
+                << " B local memory per thread, " << f.gpu_static_shared << " B static shared per block, from "
+                << f.resources_from << "\n";
+        else
+            out << "  " << f.call << ": " << (f.kernel.empty() ? "its kernel" : f.kernel)
+                << ": registers and local memory not known (" << f.resources_why << ")\n";
     }
     for (const AccessFigures& f : rows)
         for (const Diagnosis& d : f.diagnoses) out << "  " << f.call << ": " << d.text << " [" << d.cause << "]\n";
     out << "  in B/out B: global bytes read per byte written (~: estimated from a sample of the pages); load/store use: bytes used of the 32-byte sectors each "
            "warp request touched (100% = coalesced); shm B/out: shared bytes read per byte written (part: a block's shared accesses were counted in part, the conflicts from that part); conf/req: bank "
-           "conflicts (extra wavefronts) per shared request; occupancy: the most its block shape and shared memory "
-           "allow on an H100/H200 (registers not counted here)\n";
+           "conflicts (extra wavefronts) per shared request; regs, local B: registers and local memory (spills, arrays indexed at "
+           "run time) per thread of the GPU build's kernel (?: not known); occupancy: the most its block shape, shared "
+           "memory and registers (where known) allow on an H100/H200\n";
     return out.str();
 }
 
@@ -161,7 +223,11 @@ void report_access_analysis() {
                                               percent(f.load_sector_use) + " of sectors used, stores " +
                                               percent(f.store_sector_use) + ", " +
                                               fixed(f.shared_load_conflicts_per_request, 2) +
-                                              " bank conflicts per shared load");
+                                              " bank conflicts per shared load, " +
+                                              (f.resources_from.empty()
+                                                   ? std::string("registers not known")
+                                                   : std::to_string(f.registers) + " registers, " +
+                                                         std::to_string(f.local_bytes) + " B local per thread"));
         }
     }
     GPULAB_ASSERT(!rows.empty()) << "grader error: this lab registered no timed launch to analyse";

@@ -5,8 +5,11 @@
 //  - sector use of global loads and stores: the bytes a warp request needed over the 32-byte sectors it touched
 //    (100%: coalesced; 12.5%: each lane's float in its own sector);
 //  - shared memory read per output byte, and bank conflicts per shared request (extra wavefronts);
-//  - the occupancy its block shape and shared memory allow, and the causes these figures show
+//  - the occupancy its block shape, shared memory and registers allow, and the causes these figures show
 //    (access_diagnosis.h), recorded as the property "causes".
+// Registers per thread, local memory per thread (spills, arrays indexed at run time) and static shared memory come
+// from the GPU build of the same solution (kernel_resources.h: cuobjdump, else the library's fatbin); where there is
+// none, or the launch matches no kernel of it, the table says so and the figures leave them out.
 // Warps are formed as a GPU forms them (32 consecutive threads, x fastest); a request is one instruction of
 // one warp, the n-th time each lane runs it.
 //
@@ -37,7 +40,12 @@ struct AccessFigures {
     bool shared_capped = false;  // some blocks' shared accesses were counted only in part
     unsigned threads_per_block = 0;  // of the launch with the most blocks
     std::size_t shared_bytes = 0;
-    Occupancy occupancy;             // what that block shape and shared memory allow at most (cc 9.0)
+    std::string kernel;              // the launched kernel, as its launch site names it
+    // From the GPU build (kernel_resources.h): known only where resources_from is set; else resources_why says why.
+    int registers = 0;
+    std::size_t local_bytes = 0, gpu_static_shared = 0;
+    std::string resources_from, resources_why;
+    Occupancy occupancy;             // what that block shape, shared memory and registers allow at most (cc 9.0)
     std::vector<Diagnosis> diagnoses;
     unsigned long long blocks = 0, grid_blocks = 0;
     double seconds = 0;

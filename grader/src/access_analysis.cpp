@@ -1,6 +1,7 @@
 #include "gpulab/access_analysis.h"
 
 #include "gpulab/format.h"
+#include "gpulab/gpu_profile_report.h"
 #include "gpulab/grader_test.h"
 #include "gpulab/kernel_resources.h"
 #include "gpulab/lab_config.h"
@@ -235,8 +236,16 @@ void report_access_analysis() {
     for (const AccessFigures& f : rows)
         for (const Diagnosis& d : f.diagnoses) causes += (causes.empty() ? "" : ", ") + f.suite + ": " + d.cause;
     testing::Test::RecordProperty("causes", causes);
-    const std::string table = access_table(rows);
+    std::string table = access_table(rows);
+    // On a machine whose GPU can be profiled: the GPU's counters of the same launches beside these figures.
+    int disagreements = 0;
+    const std::string beside = gpu_beside_cpu_table(rows, &disagreements);
+    if (!beside.empty()) {
+        table += beside;
+        testing::Test::RecordProperty("gpu_disagreements", disagreements);
+    }
     std::printf("%s", table.c_str());
+    testing::Test::RecordProperty("report_table", table);
     // The grade table's line: the figures themselves for a lab of one or two timed launches.
     double seconds = 0;
     int counted = 0;

@@ -30,6 +30,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <string>
 
 namespace gpulab {
@@ -267,6 +268,30 @@ int handshake_fd_from(int& argc, char** argv) {
 }  // namespace
 }  // namespace gpulab
 
+namespace gpulab {
+// A test lab.json marks "timing" runs with the GPU's profiling lock held (gpu_profile.h: GpuProfileLock), so that no
+// profile of the CPU execution mode grading beside it replays kernels on the GPU under its clock.
+class TimedTestHoldsTheGpu : public testing::EmptyTestEventListener {
+public:
+    void OnTestStart(const testing::TestInfo& info) override {
+        if (device_facts().available && !device_facts().emulated && marked_timing(test_id_of(full_name(info))))
+            lock_ = std::make_unique<GpuProfileLock>();
+    }
+    void OnTestEnd(const testing::TestInfo&) override { lock_.reset(); }
+
+private:
+    static bool marked_timing(const std::string& id) {
+        try {
+            for (const Json& test : lab_config().at("tests"))
+                if (test.value("id", std::string()) == id) return test.value("timing", false);
+        } catch (const std::exception&) {
+        }
+        return false;
+    }
+    std::unique_ptr<GpuProfileLock> lock_;
+};
+}  // namespace gpulab
+
 int main(int argc, char** argv) {
     // Before InitGoogleTest: parameterized tests read their sizes from the config while registering.
     ::setenv("GPULAB_LAB_CONFIG", gpulab::built_in_lab_config_path(), /*overwrite=*/0);
@@ -283,6 +308,7 @@ int main(int argc, char** argv) {
         testing::UnitTest::GetInstance()->listeners().Append(new gpulab::ProgressListener);
     }
     testing::AddGlobalTestEnvironment(new gpulab::DeviceEnvironment);
+    testing::UnitTest::GetInstance()->listeners().Append(new gpulab::TimedTestHoldsTheGpu);
     const int status = RUN_ALL_TESTS();
     gpulab::write_line({{"event", "finished"}});
     return status;

@@ -84,8 +84,12 @@ inline constexpr const char* kSharedDynamic = "launch__shared_mem_per_block_dyna
 // Local memory (spills): bytes the threads loaded and stored.
 inline constexpr const char* kLocalLoadBytes = "smsp__sass_data_bytes_mem_local_op_ld.sum";
 inline constexpr const char* kLocalStoreBytes = "smsp__sass_data_bytes_mem_local_op_st.sum";
-// Branch efficiency: % of branch instructions whose threads all took the same way.
+// Branch uniformity: 1 - divergent branch targets / branch targets. (ncu's own percentage, kBranchUniform, reads 0 for
+// a kernel without branch instructions, its conditions predicated: an H200 gave 0% for lab 01's step kernel; not
+// asked for, read where present.)
 inline constexpr const char* kBranchUniform = "smsp__sass_average_branch_targets_threads_uniform.pct";
+inline constexpr const char* kBranchTargets = "smsp__sass_branch_targets.sum";
+inline constexpr const char* kBranchDivergent = "smsp__sass_branch_targets_threads_divergent.sum";
 }  // namespace ncu_metric
 
 // The metric the bytes read are taken from: ncu_metric::kGlobalLoadBytes, or $GPULAB_NCU_GLOBAL_LOAD_METRIC (another
@@ -126,6 +130,21 @@ struct GpuProfile {
 
 // Runs the profile once per process (the first call; later calls return the same).
 const GpuProfile& gpu_profile();
+
+// One profiling session per GPU at a time, and no profile under a timed test. A second ncu on a GPU that is being
+// profiled fails ("An error was reported by the driver": four gradings side by side on an H200 lost 35 of their 48
+// profiles so), and ncu's replays beside a timed test would slow it. So the profile, and every test lab.json marks
+// "timing" in a GPU grader (grader_main.cpp), hold an exclusive lock on a file named for the GPUs the process sees
+// (/tmp/gpulab-ncu-<CUDA_VISIBLE_DEVICES or all>.lock, or $GPULAB_PROFILE_LOCK): the GPU-mode grader and the CPU
+// execution mode one graded beside it, which profiles the GPU build, take turns. Re-entrant within a process
+// (Report.GpuProfile is a timed test that profiles).
+class GpuProfileLock {
+public:
+    GpuProfileLock();
+    ~GpuProfileLock();
+    GpuProfileLock(const GpuProfileLock&) = delete;
+    GpuProfileLock& operator=(const GpuProfileLock&) = delete;
+};
 
 // ---- A check a technique test calls ---------------------------------------------------------------------
 

@@ -19,6 +19,7 @@
 namespace gpulab {
 
 struct GpuProfile;
+struct AccessFigures;
 
 struct GpuKernelFigures {
     std::string role = "yours";  // "yours", "reference", "expert"
@@ -58,6 +59,11 @@ GpuKernelFigures figures_of(const GpuProfile& profile, const std::string& suite,
                             const std::string& role);
 std::string speed_diagnosis(const GpuProfile& profile, const std::string& suite, const std::string& instance,
                             const std::vector<RecordedLaunch>& launches);
+
+// CPU execution mode's exact figures (Report.AccessAnalysis) beside the GPU's counters of the same launches, where
+// this machine's GPU can be profiled (issue 35, item 3); "" where it cannot. Counts the launches whose figures
+// disagree beyond the stated slack into *disagreements.
+std::string gpu_beside_cpu_table(const std::vector<AccessFigures>& rows, int* disagreements);
 
 // The table Report.GpuProfile prints.
 std::string gpu_profile_table(const std::vector<GpuKernelFigures>& rows, const std::string& device);

@@ -351,7 +351,8 @@ GpuProfile run_profile_once() {
         return profile;
     }
     for (const NcuRow& row : rows)
-        if (auto d = row.text.find("Device Name"); d != row.text.end()) profile.device = d->second;
+        for (const char* column : {ncu_metric::kDeviceName, "Device Name"})
+            if (auto d = row.text.find(column); d != row.text.end() && !d->second.empty()) profile.device = d->second;
     profile.launches = attribute_rows(rows, names);
     // NaN where a number must be: counters that could not be read.
     for (const ProfiledLaunch& l : profile.launches)
@@ -447,7 +448,7 @@ const std::vector<std::string>& profile_metrics() {
             kGlobalStoreRequests, kGlobalStoreSectors, kSharedLoadBytes, kSharedStoreBytes, kSharedLoadRequests,
             kSharedStoreRequests, kSharedLoadConflicts, kSharedStoreConflicts, kDramRead, kDramWrite,
             kAchievedOccupancy, kTheoreticalOccupancy, kLimitRegisters, kLimitShared, kLimitBlocks, kLimitWarps,
-            kRegisters, kBlockSize, kGridSize, kSharedStatic, kSharedDynamic, kLocalLoadBytes, kLocalStoreBytes,
+            kRegisters, kBlockSize, kGridSize, kDeviceName, kSharedStatic, kSharedDynamic, kLocalLoadBytes, kLocalStoreBytes,
             kBranchTargets, kBranchDivergent};
         if (global_load_metric() != kGlobalLoadBytes) all.push_back(global_load_metric());
         return all;

@@ -79,6 +79,7 @@ inline constexpr const char* kLimitWarps = "launch__occupancy_limit_warps";
 inline constexpr const char* kRegisters = "launch__registers_per_thread";
 inline constexpr const char* kBlockSize = "launch__block_size";
 inline constexpr const char* kGridSize = "launch__grid_size";
+inline constexpr const char* kDeviceName = "device__attribute_display_name";  // text: the GPU's name
 inline constexpr const char* kSharedStatic = "launch__shared_mem_per_block_static";    // bytes
 inline constexpr const char* kSharedDynamic = "launch__shared_mem_per_block_dynamic";  // bytes
 // Local memory (spills): bytes the threads loaded and stored.

@@ -47,6 +47,17 @@ void read_gpu_resources(AccessFigures& f, const RecordedLaunch& launch) {
                        " matched " + m.how;
 }
 
+// The sector figures need the grid's interior: a sample takes every corner, edge and face block first (26 in a 3D
+// grid), and those are often aligned unlike the interior (a tile at x = 0 starts on a sector, the next one 24 bytes
+// into one), so a sample of 8 blocks of a 3D grid is its corners only. Where the configured sample does not reach
+// kInteriorBlocks interior blocks, a second count of global memory only (no shared counting) runs a sample that
+// does, on one page in N of each buffer (N such that about kGlobalFaults accesses are counted), unless the first
+// count's blocks were too dear (a block walking all of K) to run that many.
+constexpr unsigned long long kInteriorBlocks = 24;
+constexpr double kGlobalFaults = 8000;
+constexpr double kDearBlockSeconds = 0.25;
+constexpr double kMaxSampledPages = 4096;  // per buffer
+
 }  // namespace
 
 AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions options) {
@@ -60,15 +71,52 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
         f.why = c.count.why;
         return f;
     }
-    // The output is what the launch wrote; its inputs are the other buffers it read.
+    const WholeGridCount first = c.whole_grid();
+    WholeGridCount whole = first;
+    f.sector_blocks = c.blocks_run;
+    // The second count, for the figures of global memory.
+    unsigned long long want = 0;
+    for (const CountedLaunch& l : c.count.counted_launches)
+        if (l.sampled) want = std::max(want, sample_reaching_interior(l.grid, kInteriorBlocks));
+    if (want > options.blocks && !options.ranges && c.blocks_run > 0 &&
+        c.seconds / double(c.blocks_run) <= kDearBlockSeconds) {
+        double faults_per_block = 0;  // global accesses per block, every page counted
+        unsigned every = 1;
+        for (std::size_t b = 0; b < c.count.ranges.size(); ++b) {
+            const RangeCount& r = c.count.ranges[b];
+            faults_per_block += double(r.loads + r.stores) * c.page_every.at(b) / double(c.blocks_run);
+            every = std::max(every, c.page_every.at(b));
+        }
+        every = std::max<double>(every, std::ceil(double(want) * faults_per_block / kGlobalFaults));
+        // Each sampled page is a mapping of its own while counted: keep them few (a process may hold 65530).
+        if (every > 1) {
+            std::size_t largest = 0;
+            for (std::size_t bytes : launch.buffer_bytes) largest = std::max(largest, bytes);
+            every = std::max<double>(every, std::ceil(double(largest) / 4096.0 / kMaxSampledPages));
+        }
+        TimedCountOptions global;
+        global.blocks = want;
+        global.page_every.assign(launch.buffer_bytes.size(), every);
+        const TimedLaunchCount g = count_timed_launch(launch, global);
+        f.seconds += g.seconds;
+        if (g.count.available && g.count.why.empty()) {
+            whole = g.whole_grid();
+            f.sector_blocks = g.blocks_run;
+        }
+    }
+    // Every figure is the whole launch's, estimated (estimate_whole_grid): each sampled block stands for its class
+    // of the grid. The output is what the launch wrote; its inputs are the other buffers it read: bytes per byte
+    // from the first count (every page where the lab counts every page: sampled pages of two buffers would make a
+    // noisy ratio), sector use from the second where it ran (a ratio on the same pages).
     double read = 0, written = 0, load_bytes = 0, store_bytes = 0;
-    unsigned long long load_requests = 0, load_sectors = 0, store_requests = 0, store_sectors = 0;
-    unsigned long long load_lanes = 0, store_lanes = 0;
-    for (std::size_t b = 0; b < c.count.ranges.size(); ++b) {
-        const RangeCount& r = c.count.ranges[b];
-        if (r.bytes_written > 0) written += c.bytes_written(b);
-        else read += c.bytes_read(b);
-        load_bytes += double(r.bytes_read), store_bytes += double(r.bytes_written);
+    for (const WholeGridEstimate& r : first.ranges) {
+        if (r.bytes_written > 0) written += r.bytes_written;
+        else read += r.bytes_read;
+    }
+    double load_requests = 0, load_sectors = 0, store_requests = 0, store_sectors = 0;
+    double load_lanes = 0, store_lanes = 0;
+    for (const WholeGridEstimate& r : whole.ranges) {
+        load_bytes += r.bytes_read, store_bytes += r.bytes_written;
         load_requests += r.load_requests, load_sectors += r.load_sectors;
         store_requests += r.store_requests, store_sectors += r.store_sectors;
         load_lanes += r.load_lanes, store_lanes += r.store_lanes;
@@ -119,8 +167,8 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
     m.shared_bytes = f.shared_bytes;
     m.registers = f.registers;
     m.local_bytes = f.local_bytes;
-    if (load_requests) m.load_sector_use = f.load_sector_use, m.load_sectors_per_lane = f.load_sectors_per_lane;
-    if (store_requests) m.store_sector_use = f.store_sector_use, m.store_sectors_per_lane = f.store_sectors_per_lane;
+    if (load_requests > 0) m.load_sector_use = f.load_sector_use, m.load_sectors_per_lane = f.load_sectors_per_lane;
+    if (store_requests > 0) m.store_sector_use = f.store_sector_use, m.store_sectors_per_lane = f.store_sectors_per_lane;
     m.shared_load_conflicts_per_request = f.shared_load_conflicts_per_request;
     m.shared_store_conflicts_per_request = f.shared_store_conflicts_per_request;
     f.diagnoses = diagnose(m);

@@ -22,7 +22,80 @@ void fill_timed_buffer(void* dst, std::size_t offset, std::size_t len) {
     for (std::size_t i = 0; i < len; ++i) out[i] = w[(offset + i) & 3];
 }
 
+// A block's class in one dimension of g blocks: 0 the first block, 1 an inner one, 2 the last; and how many
+// blocks of that dimension the class holds.
+int class_in(unsigned at, unsigned g) { return at == 0 ? 0 : at + 1 == g ? 2 : 1; }
+unsigned long long blocks_in(int cls, unsigned g) { return cls == 1 ? (g > 2 ? g - 2 : 0) : 1; }
+
+void add_weighted(WholeGridEstimate& e, const RangeCount& c, double w) {
+    e.bytes_read += w * double(c.bytes_read), e.bytes_written += w * double(c.bytes_written);
+    e.load_requests += w * double(c.load_requests), e.load_sectors += w * double(c.load_sectors);
+    e.load_lanes += w * double(c.load_lanes);
+    e.store_requests += w * double(c.store_requests), e.store_sectors += w * double(c.store_sectors);
+    e.store_lanes += w * double(c.store_lanes);
+}
+
+void subtract(RangeCount& a, const RangeCount& b) {
+    a.bytes_read -= b.bytes_read, a.bytes_written -= b.bytes_written;
+    a.load_requests -= b.load_requests, a.load_sectors -= b.load_sectors, a.load_lanes -= b.load_lanes;
+    a.store_requests -= b.store_requests, a.store_sectors -= b.store_sectors, a.store_lanes -= b.store_lanes;
+}
+
 }  // namespace
+
+WholeGridCount estimate_whole_grid(const AccessCount& count, const std::vector<unsigned>& page_every) {
+    WholeGridCount out;
+    const std::size_t nr = count.ranges.size();
+    out.ranges.assign(nr, WholeGridEstimate{});
+    // What no recorded block did (launches that ran whole without block records): counted as it ran.
+    std::vector<RangeCount> rest = count.ranges;
+    for (const CountedLaunch& l : count.counted_launches) {
+        out.grid_blocks += l.grid_blocks;
+        if (l.blocks.empty() || l.range_count != nr) {
+            if (!l.sampled) out.covered_blocks += l.grid_blocks;
+            continue;
+        }
+        const unsigned g[3] = {l.grid.x, l.grid.y, l.grid.z};
+        auto class_of = [&](const dim3& b) {
+            return class_in(b.x, g[0]) + 3 * class_in(b.y, g[1]) + 9 * class_in(b.z, g[2]);
+        };
+        unsigned long long sampled[27] = {};
+        for (const dim3& b : l.blocks) ++sampled[class_of(b)];
+        for (int k = 0; k < 27; ++k) {
+            if (!sampled[k]) continue;
+            out.covered_blocks += blocks_in(k % 3, g[0]) * blocks_in(k / 3 % 3, g[1]) * blocks_in(k / 9, g[2]);
+        }
+        for (std::size_t i = 0; i < l.blocks.size(); ++i) {
+            const int k = class_of(l.blocks[i]);
+            const double size = double(blocks_in(k % 3, g[0]) * blocks_in(k / 3 % 3, g[1]) * blocks_in(k / 9, g[2]));
+            for (std::size_t r = 0; r < nr; ++r) {
+                add_weighted(out.ranges[r], l.at(i, r), size / double(sampled[k]));
+                subtract(rest[r], l.at(i, r));
+            }
+        }
+    }
+    for (std::size_t r = 0; r < nr; ++r) {
+        add_weighted(out.ranges[r], rest[r], 1.0);
+        const double every = r < page_every.size() ? std::max(1u, page_every[r]) : 1u;
+        WholeGridEstimate& e = out.ranges[r];
+        for (double* v : {&e.bytes_read, &e.bytes_written, &e.load_requests, &e.load_sectors, &e.load_lanes,
+                          &e.store_requests, &e.store_sectors, &e.store_lanes})
+            *v *= every;
+    }
+    return out;
+}
+
+unsigned long long sample_reaching_interior(dim3 grid, unsigned long long interior) {
+    const unsigned long long g[3] = {grid.x, grid.y, grid.z};
+    unsigned long long boundary = 1, inner = 1;
+    for (unsigned long long gk : g) {
+        if (gk == 1) continue;
+        if (gk < 3) return 0;  // no inner block in that dimension: no interior
+        boundary *= 3, inner *= gk - 2;
+    }
+    // 3^d - 1 boundary blocks (corners, one per edge and face), then the interior.
+    return boundary - 1 + std::min(interior, inner);
+}
 
 double TimedLaunchCount::bytes_read(std::size_t buffer) const {
     return double(count.ranges.at(buffer).bytes_read) * page_every.at(buffer);

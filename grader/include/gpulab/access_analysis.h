@@ -48,6 +48,7 @@ struct AccessFigures {
     Occupancy occupancy;             // what that block shape, shared memory and registers allow at most (cc 9.0)
     std::vector<Diagnosis> diagnoses;
     unsigned long long blocks = 0, grid_blocks = 0;
+    unsigned long long sector_blocks = 0;  // blocks of the count the global figures come from (analyze_access)
     double seconds = 0;
 };
 

@@ -31,6 +31,29 @@ struct TimedCountOptions {
     std::function<std::vector<CountedRange>(const std::vector<void*>& buffers)> ranges;
 };
 
+// A buffer's counts over the whole launch, estimated from the sampled blocks: each block stands for its class
+// of the grid (per dimension: the first block, the inner blocks, the last block; so corners, edges, faces and the
+// interior), weighted by that class's blocks over its sampled blocks, and scaled by page_every. A class of which
+// no block ran is left out (covered_blocks says how many of the grid's blocks the sampled classes hold).
+// Corner and edge blocks are over-represented in a sample and often aligned differently (a tile starting at
+// x = 0): unweighted, their sector use would stand for the whole grid's.
+struct WholeGridEstimate {
+    double bytes_read = 0, bytes_written = 0;
+    double load_requests = 0, load_sectors = 0, load_lanes = 0;
+    double store_requests = 0, store_sectors = 0, store_lanes = 0;
+};
+struct WholeGridCount {
+    std::vector<WholeGridEstimate> ranges;  // one per range of the count
+    unsigned long long grid_blocks = 0, covered_blocks = 0;  // over all launches
+};
+// `page_every`: per range (missing: 1). Launches that ran whole (or recorded no blocks) count as they ran.
+WholeGridCount estimate_whole_grid(const AccessCount& count, const std::vector<unsigned>& page_every = {});
+
+// The blocks a BlockSample of `grid` must hold to reach `interior` blocks of the interior: the sample takes
+// every corner, one block per edge and face first (read_counter.h). 0: the grid has no interior (or runs
+// whole with fewer).
+unsigned long long sample_reaching_interior(dim3 grid, unsigned long long interior);
+
 struct TimedLaunchCount {
     GeometryCheck launch;                  // what ran: its call, size and buffers
     AccessCount count;                     // count.ranges: one per buffer, in the launch's buffer order
@@ -43,6 +66,8 @@ struct TimedLaunchCount {
     // A buffer's bytes read and written by the sampled blocks, scaled back from its counted pages.
     double bytes_read(std::size_t buffer) const;
     double bytes_written(std::size_t buffer) const;
+    // Every buffer's counts over the whole launch (estimate_whole_grid with this count's page_every).
+    WholeGridCount whole_grid() const { return estimate_whole_grid(count, page_every); }
     // "launch_step_tiled at 8192x8192 (32 of its 262144 blocks counted)"
     std::string describe() const;
 };

@@ -124,6 +124,7 @@ struct GpuProfile {
     std::string ncu;        // ncu's path
     std::string device;     // ncu's name of the device, where it gave one
     double seconds = 0;     // the whole child under ncu
+    bool shared = false;    // read from the run the other grader of this grading made (gpu_profile.cpp)
     // The launch registered as (suite, instance), run with `role`'s kernels; null when there is none.
     const ProfiledLaunch* find(const std::string& suite, const std::string& instance,
                                const std::string& role = "yours") const;

@@ -134,36 +134,96 @@ bool in_shared(uintptr_t a);
 void set_shared_open(bool open);
 
 // ---- shared memory: the 4-byte words each warp request touches, and the banks (word % 32) they fall in ----
+//
+// The requests are nvcc's instructions, but the instructions that fault here are g++'s, and g++ -O3 emits other
+// ones: it merges neighbouring byte or halfword accesses into one wider access (a pixel's 3 channel bytes
+// copied by memmove as a 2-byte and a 1-byte access, the 2-byte one straddling two words where the pixel
+// starts at byte 4k+2), and may vectorise. nvcc issues one LDS.U8/STS.U8 per channel byte, each a
+// request whose lanes touch one word each. The emulator does not know the element type of the source, only
+// each access's width and alignment, so the rule is:
+//  * An access of 8 bytes aligned to 8, or 16 aligned to 16, is a vector access (float2/float4, nvcc's
+//    LDS.64/LDS.128): one request, served as the hardware serves it, in phases of 16 lanes (8-byte) or 8 lanes
+//    (16-byte), each phase in as many wavefronts as the most distinct words one bank must deliver to its lanes.
+//    32 lanes reading consecutive float4 take 4 wavefronts, the fewest for 512 bytes: no conflicts.
+//  * Any other access is what nvcc would do as one access per byte, at its j-th byte for j = 0..width-1: the
+//    j-th sub-request takes from each lane the word holding its j-th byte. Sub-requests whose words are the
+//    same as an earlier one's count once: an aligned 4-byte (or narrower, inside one word) access is one
+//    request, as before; a 2-byte store straddling two words is two requests of one word per lane, as nvcc's
+//    two STS.U8 would be (or one STS.U16, were it aligned, inside one word). An unaligned 8-byte access
+//    (two floats merged) is two requests, as nvcc's two LDS.32.
+// A sub-request's (or a phase's) fewest wavefronts is one per 32 distinct words; those above it are conflicts.
+struct SharedPiece {
+  uint32_t part;  // the byte j of a non-vector access, or kVectorPart + the lane's phase
+  uint64_t word;
+  bool operator<(const SharedPiece& o) const { return part != o.part ? part < o.part : word < o.word; }
+  bool operator==(const SharedPiece& o) const { return part == o.part && word == o.word; }
+};
+constexpr uint32_t kVectorPart = 1u << 16;
 struct SharedRequests {
   std::unordered_map<uint64_t, uint32_t> times;
-  std::unordered_map<RequestKey, std::vector<uint64_t>, RequestKeyHash> words[2];  // per direction
+  std::unordered_map<RequestKey, std::vector<SharedPiece>, RequestKeyHash> pieces[2];  // per direction
 } g_shared_requests;
 
 void note_shared_request(uintptr_t ip, uintptr_t lo, uintptr_t hi, int dir) {
   const uint3 t = gpulab_cpu_tls.thread_idx, b = gpulab_cpu_tls.block_dim;
   const uint32_t linear = t.x + b.x * (t.y + b.y * t.z);
   const uint32_t nth = g_shared_requests.times[(uint64_t(ip) << 12) ^ (uint64_t(linear) << 1) ^ uint64_t(dir)]++;
-  std::vector<uint64_t>& words = g_shared_requests.words[dir][RequestKey{ip, linear / 32, nth}];
-  for (uint64_t w = lo >> 2; w <= (hi - 1) >> 2; ++w) words.push_back(w);
+  std::vector<SharedPiece>& pieces = g_shared_requests.pieces[dir][RequestKey{ip, linear / 32, nth}];
+  const uintptr_t width = hi - lo;
+  if ((width == 8 || width == 16) && lo % width == 0) {
+    const uint32_t phase = (linear % 32) / (width == 8 ? 16 : 8);
+    for (uint64_t w = lo >> 2; w <= (hi - 1) >> 2; ++w) pieces.push_back(SharedPiece{kVectorPart + phase, w});
+  } else {
+    for (uintptr_t j = 0; j < width; ++j) pieces.push_back(SharedPiece{uint32_t(j), uint64_t((lo + j) >> 2)});
+  }
 }
 
-// A request's wavefronts: the most distinct words any one bank must deliver (lanes reading one word share it).
-// The fewest it could take is one per 32 distinct words; the rest are bank conflicts.
+// The most distinct words one bank must deliver, of n sorted distinct words.
+unsigned most_per_bank(const SharedPiece* p, size_t n) {
+  unsigned per_bank[32] = {};
+  unsigned most = 0;
+  for (size_t i = 0; i < n; ++i) most = std::max(most, ++per_bank[p[i].word % 32]);
+  return most;
+}
+
 void fold_shared_requests() {
+  SharedCount& c = g.shared_totals;
+  auto add = [&c](int dir, unsigned long long wavefronts, unsigned long long fewest) {
+    (dir ? c.store_requests : c.load_requests) += 1;
+    (dir ? c.store_wavefronts : c.load_wavefronts) += wavefronts;
+    (dir ? c.store_conflicts : c.load_conflicts) += wavefronts - fewest;
+  };
   for (int dir = 0; dir < 2; ++dir) {
-    for (auto& [key, words] : g_shared_requests.words[dir]) {
-      std::sort(words.begin(), words.end());
-      const size_t distinct = size_t(std::unique(words.begin(), words.end()) - words.begin());
-      unsigned per_bank[32] = {};
-      unsigned wavefronts = 0;
-      for (size_t i = 0; i < distinct; ++i) wavefronts = std::max(wavefronts, ++per_bank[words[i] % 32]);
-      const unsigned long long fewest = (distinct + 31) / 32;
-      SharedCount& c = g.shared_totals;
-      (dir ? c.store_requests : c.load_requests) += 1;
-      (dir ? c.store_wavefronts : c.load_wavefronts) += wavefronts;
-      (dir ? c.store_conflicts : c.load_conflicts) += wavefronts - fewest;
+    for (auto& [key, pieces] : g_shared_requests.pieces[dir]) {
+      std::sort(pieces.begin(), pieces.end());
+      pieces.erase(std::unique(pieces.begin(), pieces.end()), pieces.end());
+      std::vector<std::pair<size_t, size_t>> counted;  // sub-requests counted: [begin, end) in pieces
+      unsigned long long vector_wavefronts = 0, vector_fewest = 0;
+      for (size_t i = 0; i < pieces.size();) {
+        size_t e = i;
+        while (e < pieces.size() && pieces[e].part == pieces[i].part) ++e;
+        const unsigned most = most_per_bank(&pieces[i], e - i);
+        const unsigned long long fewest = (e - i + 31) / 32;
+        if (pieces[i].part >= kVectorPart) {
+          vector_wavefronts += most;
+          vector_fewest += fewest;
+        } else {
+          bool same = false;  // the same words as a sub-request already counted
+          for (const auto& [cb, ce] : counted)
+            same = same || (ce - cb == e - i && std::equal(pieces.begin() + i, pieces.begin() + e, pieces.begin() + cb,
+                                                           [](const SharedPiece& x, const SharedPiece& y) {
+                                                             return x.word == y.word;
+                                                           }));
+          if (!same) {
+            counted.emplace_back(i, e);
+            add(dir, most, fewest);
+          }
+        }
+        i = e;
+      }
+      if (vector_wavefronts) add(dir, vector_wavefronts, vector_fewest);
     }
-    g_shared_requests.words[dir].clear();
+    g_shared_requests.pieces[dir].clear();
   }
   g_shared_requests.times.clear();
 }

@@ -129,6 +129,88 @@ TEST_F(AccessCounter, SharedMemoryBankConflicts) {
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }
 
+// Bank conflicts as nvcc's instructions would have them, whatever g++ made of the accesses (read_count.cpp):
+// a sub-word access counts per byte as nvcc's one LDS.U8 per byte would (g++ merging neighbouring bytes into
+// one wider load changes nothing), an aligned 8- or 16-byte access as one LDS.64/LDS.128 served in half- or
+// quarter-warp phases. Per warp request: wavefronts and conflicts (wavefronts above one per 32 distinct words).
+TEST_F(AccessCounter, SharedBankConflictsFollowNvccsAccessesNotTheHostCompilers) {
+  gpulab::cpu::CountOptions shared;
+  shared.shared = true;
+  DeviceBuffer<float> dummy(1);
+  auto count = [&](const std::function<void()>& work) {
+    AccessCount c = count_device_accesses({{dummy.get(), 0}}, work, nullptr, &shared);
+    EXPECT_TRUE(c.supported) << c.why;
+    EXPECT_TRUE(c.shared.counted);
+    return c.shared;
+  };
+  // 32 lanes and 4-byte slots: byte 1 of each lane's slot is one request of 32 consecutive words (0 conflicts);
+  // the three channel bytes in one statement likewise, however g++ groups them (each request 0 conflicts); byte
+  // 3 of a slot with byte 0 of the next, which g++ loads as one 2-byte value across two words (movzwl), is two
+  // requests of 32 consecutive words each as nvcc's two LDS.U8 (counted as one request of 33 words, words 0
+  // and 32 in bank 0, it would be a conflict).
+  std::vector<unsigned char> bytes(33 * 4);
+  for (size_t b = 0; b < bytes.size(); ++b) bytes[b] = static_cast<unsigned char>(b * 5 + 1);
+  DeviceBuffer<unsigned char> in(bytes.size());
+  DeviceBuffer<int> out(32);
+  CUDA_OK(in.upload(bytes));
+  for (int read = 0; read < 3; ++read) {
+    const gpulab::cpu::SharedCount c = count([&] { ASSERT_EQ(ac_shared_slot_bytes(in.get(), out.get(), read), cudaSuccess); });
+    EXPECT_EQ(c.load_conflicts, 0u) << "read " << read;
+    EXPECT_EQ(c.load_wavefronts, c.load_requests) << "read " << read;
+    EXPECT_EQ(c.store_conflicts, 0u) << "read " << read;
+    if (read == 0) EXPECT_EQ(c.load_requests, 1u);
+    if (read == 1) EXPECT_GE(c.load_requests, 1u);  // one to three, as g++ grouped the three bytes
+    if (read == 2) EXPECT_EQ(c.load_requests, 2u);
+    const std::vector<int> got = out.download();
+    for (int i = 0; i < 32; ++i) {
+      const unsigned char* p = bytes.data() + 4 * i;
+      const int want = read == 0 ? p[1] : read == 1 ? p[0] + p[1] + p[2] : p[3] | (p[4] << 8);
+      ASSERT_EQ(got[i], want) << "read " << read << ", lane " << i;
+    }
+  }
+  // A [32][32] float tile read down a column: 32 words in one bank, 32 wavefronts (31 conflicts) per request;
+  // padded to [32][33], one.
+  {
+    const int n = 32;
+    DeviceBuffer<float> tin(n * n), tout(n * n);
+    CUDA_OK(tin.upload(random_floats(n * n, 5)));
+    for (bool padded : {false, true}) {
+      const gpulab::cpu::SharedCount c =
+          count([&] { ASSERT_EQ(ac_tile_read(tin.get(), tout.get(), n, padded, true), cudaSuccess); });
+      EXPECT_EQ(c.load_requests, 32u) << "padded " << padded;
+      EXPECT_EQ(c.load_wavefronts, padded ? 32u : 32u * 32u) << "padded " << padded;
+      EXPECT_EQ(c.load_conflicts, padded ? 0u : 32u * 31u) << "padded " << padded;
+    }
+  }
+  // Consecutive float4 per lane: one LDS.128, four quarter-warp phases of 32 distinct words, 4 wavefronts, none
+  // of them a conflict; every other float4, each phase's 8 lanes put two words in each of 16 banks: 8 wavefronts,
+  // 4 conflicts. float2: two half-warp phases, 2 wavefronts (stride 1) or 4 (stride 2: 2 conflicts).
+  {
+    const auto h = random_floats(4 * 64, 9);
+    DeviceBuffer<float4> in4(64), out4(32);
+    DeviceBuffer<float2> in2(64), out2(32);
+    CUDA_OK(cudaMemcpy(in4.get(), h.data(), 64 * sizeof(float4), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(in2.get(), h.data(), 64 * sizeof(float2), cudaMemcpyHostToDevice));
+    // `phases` wavefronts at stride 1, twice as many at stride 2; stores (consecutive) take `phases` each.
+    auto expect = [](const gpulab::cpu::SharedCount& c, const char* type, unsigned long long phases, int stride) {
+      EXPECT_EQ(c.load_requests, 1u) << type << ", stride " << stride;
+      EXPECT_EQ(c.load_wavefronts, phases * stride) << type << ", stride " << stride;
+      EXPECT_EQ(c.load_conflicts, phases * (stride - 1)) << type << ", stride " << stride;
+      EXPECT_EQ(c.store_conflicts, 0u) << type << ", stride " << stride;
+      EXPECT_EQ(c.store_wavefronts, phases * c.store_requests) << type << ", stride " << stride;
+    };
+    for (int stride : {1, 2}) {
+      expect(count([&] { ASSERT_EQ(ac_shared_float4(in4.get(), out4.get(), stride), cudaSuccess); }), "float4", 4,
+             stride);
+      std::vector<float> back(4 * 32);
+      CUDA_OK(cudaMemcpy(back.data(), out4.get(), 32 * sizeof(float4), cudaMemcpyDeviceToHost));
+      for (int i = 0; i < 4 * 32; ++i) ASSERT_EQ(back[i], h[(i / 4) * stride * 4 + i % 4]) << "float4 at " << i;
+      expect(count([&] { ASSERT_EQ(ac_shared_float2(in2.get(), out2.get(), stride), cudaSuccess); }), "float2", 2,
+             stride);
+    }
+  }
+}
+
 TEST_F(AccessCounter, Float4LoadCountsSixteenBytes) {
   const int n = 300;
   auto h = random_floats(4 * n, 21);

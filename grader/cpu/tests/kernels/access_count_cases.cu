@@ -139,3 +139,41 @@ cudaError_t ac_atomic_add_float(float* p, int n, int m) {
   ac_atomic_add_float_kernel<<<(n + 127) / 128, 128>>>(p, n, m);
   return cudaGetLastError();
 }
+
+// One warp; a tile of 4-byte slots, one per lane and one more, filled from `in` (132 bytes), then read.
+template <int Read>
+__global__ void ac_shared_slot_bytes_kernel(const unsigned char* in, int* out) {
+  __shared__ unsigned char tile[33 * 4];
+  const int i = threadIdx.x;
+  for (int b = i; b < 33 * 4; b += 32) tile[b] = in[b];
+  __syncthreads();
+  const unsigned char* p = tile + 4 * i;
+  if (Read == 0) out[i] = p[1];                    // one channel byte
+  if (Read == 1) out[i] = p[0] + p[1] + p[2];      // three channel bytes, one statement
+  if (Read == 2) out[i] = p[3] | (p[4] << 8);      // the last byte of its slot and the first of the next
+}
+cudaError_t ac_shared_slot_bytes(const unsigned char* in, int* out, int read) {
+  if (read == 0) ac_shared_slot_bytes_kernel<0><<<1, 32>>>(in, out);
+  else if (read == 1) ac_shared_slot_bytes_kernel<1><<<1, 32>>>(in, out);
+  else ac_shared_slot_bytes_kernel<2><<<1, 32>>>(in, out);
+  return cudaGetLastError();
+}
+
+// One warp; a tile of 64 float4 (or float2), stored lane by lane, then lane i reads element i * stride.
+template <typename V>
+__global__ void ac_shared_vector_kernel(const V* in, V* out, int stride) {
+  __shared__ V tile[64];
+  const int i = threadIdx.x;
+  tile[i] = in[i];
+  tile[i + 32] = in[i + 32];
+  __syncthreads();
+  out[i] = tile[i * stride];
+}
+cudaError_t ac_shared_float4(const float4* in, float4* out, int stride) {
+  ac_shared_vector_kernel<float4><<<1, 32>>>(in, out, stride);
+  return cudaGetLastError();
+}
+cudaError_t ac_shared_float2(const float2* in, float2* out, int stride) {
+  ac_shared_vector_kernel<float2><<<1, 32>>>(in, out, stride);
+  return cudaGetLastError();
+}

@@ -33,3 +33,12 @@ cudaError_t ac_tile_read_dynamic(const float* in, float* out, int n);
 cudaError_t ac_walk_then_vector_stores_then_walk(const double* in, double* out, int nx, int ny, int nz);
 // p[i % m] += 1.0f with atomicAdd for i < n: in CPU execution mode a load and a lock cmpxchg loop.
 cudaError_t ac_atomic_add_float(float* p, int n, int m);
+// One warp and a shared tile of 33 4-byte slots (one per lane, one more; `in` holds 132 bytes), read back into
+// out[lane] in one of three ways: read 0, byte 1 of its slot; 1, bytes 0, 1 and 2 in one statement (g++ may
+// merge them into wider loads); 2, byte 3 of its slot and byte 0 of the next as one value (g++ merges them
+// into one 2-byte load straddling two words; nvcc makes two 1-byte loads).
+cudaError_t ac_shared_slot_bytes(const unsigned char* in, int* out, int read);
+// One warp and a shared tile of 64 float4 (float2), stored from in[0..63]; out[lane] = tile[lane * stride]:
+// one 16-byte (8-byte) aligned load per lane, nvcc's LDS.128 (LDS.64).
+cudaError_t ac_shared_float4(const float4* in, float4* out, int stride);
+cudaError_t ac_shared_float2(const float2* in, float2* out, int stride);

@@ -77,7 +77,10 @@ struct CountOptions {
 // Shared memory as a GPU's shared-memory unit sees it: each warp request (one instruction, one warp, the n-th
 // time each lane runs it) is served in as many wavefronts as the most distinct 4-byte words any one of the 32
 // banks (word % 32) must deliver; lanes reading the same word share it. A request needs at least one wavefront
-// per 32 distinct words: the wavefronts above that are its bank conflicts.
+// per 32 distinct words: the wavefronts above that are its bank conflicts. Counted as nvcc's code would issue the
+// access, not as the host compiler did (read_count.cpp, fold_shared_requests): an aligned 8- or 16-byte access is one
+// LDS.64/LDS.128 served in phases of 16 or 8 lanes; any other access is split per byte into the word requests nvcc's
+// narrower loads would make (a host-merged 2-byte load across a word boundary is two requests, not one).
 struct SharedCount {
   bool counted = false;
   unsigned long long loads = 0, stores = 0;              // instructions (per thread)

@@ -130,6 +130,11 @@ struct GpuProfile {
                                const std::string& role = "yours") const;
 };
 
+// Why the profile leaves the timed launches of `suite` out, or "" when it profiles them: lab.json "gpu_profile":
+// {"suites": [...]} names the suites profiled where replaying the others under ncu costs too much
+// (lab 07's naive products at 4096^3).
+std::string profile_leaves_out(const std::string& suite);
+
 // Runs the profile once per process (the first call; later calls return the same).
 const GpuProfile& gpu_profile();
 

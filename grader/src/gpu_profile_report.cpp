@@ -326,8 +326,11 @@ void report_gpu_profile() {
     testing::Test::RecordProperty("gpu_profile_json", json);
     testing::Test::RecordProperty("artifacts", dir);
     const auto yours = std::count_if(rows.begin(), rows.end(), [](const GpuKernelFigures& f) { return f.role == "yours"; });
+    const auto profiled = std::count_if(rows.begin(), rows.end(),
+                                        [](const GpuKernelFigures& f) { return f.role == "yours" && f.available; });
     if (yours > 2)
-        measured = std::to_string(yours) + " timed launches profiled, causes: " + (causes.empty() ? "none" : causes);
+        measured = std::to_string(profiled) + " of " + std::to_string(yours) + " timed launches profiled, causes: " +
+                   (causes.empty() ? "none" : causes);
     // The grade table's figure (what record_figure records, called here directly so that programs linking the
     // harness without a grader's main(), the self-tests, link this file).
     testing::Test::RecordProperty("measured", measured + " (profile " + fixed(profile.seconds, 1) +

@@ -631,8 +631,13 @@ def profile_rows(doc, path):
 
 
 def launch_label(row):
-    """A launch as the x axis names it: its call, the size on a line of its own."""
-    call = str(row.get("call") or f"{row.get('suite', '?')} {row.get('instance', '')}".strip())
+    """A launch as the x axis names it: its test suite and size, short enough for eight launches side by side
+    ("TiledBt" over "N4096"; the caption names each launch's call in full). Without them: its call, the size on a
+    line of its own."""
+    suite, instance = str(row.get("suite") or ""), str(row.get("instance") or "")
+    if suite and instance:
+        return f"{suite}\n{instance}"
+    call = str(row.get("call") or f"{suite or '?'} {instance}".strip())
     head, at, size = call.partition(" at ")
     return f"{head}\n{size}" if at else call
 

@@ -229,13 +229,7 @@ public:
 }  // namespace
 
 void register_access_report() {
-    bool listed = false;
-    try {
-        for (const Json& test : lab_config().at("tests")) listed |= test.value("id", std::string()) == "Report.AccessAnalysis";
-    } catch (const std::exception&) {
-        return;  // a broken config fails the tests that read it
-    }
-    if (!listed) return;
+    if (!lab_lists_test("Report.AccessAnalysis")) return;
     testing::RegisterTest("Report", "AccessAnalysis", nullptr, nullptr, __FILE__, __LINE__,
                           []() -> testing::Test* { return new AccessReportTest; });
 }

@@ -347,13 +347,7 @@ public:
 }  // namespace
 
 void register_gpu_profile_report() {
-    bool listed = false;
-    try {
-        for (const Json& test : lab_config().at("tests")) listed |= test.value("id", std::string()) == "Report.GpuProfile";
-    } catch (const std::exception&) {
-        return;  // a broken config fails the tests that read it
-    }
-    if (!listed) return;
+    if (!lab_lists_test("Report.GpuProfile")) return;
     testing::RegisterTest("Report", "GpuProfile", nullptr, nullptr, __FILE__, __LINE__,
                           []() -> testing::Test* { return new GpuProfileReportTest; });
 }

@@ -37,4 +37,13 @@ const Json& config_at(const Json& node, const std::string& key) {
     return node.at(key);
 }
 
+bool lab_lists_test(const std::string& id) {
+    try {
+        for (const Json& test : lab_config().at("tests"))
+            if (test.value("id", std::string()) == id) return true;
+    } catch (const std::exception&) {
+    }
+    return false;
+}
+
 }  // namespace gpulab

@@ -20,6 +20,11 @@ const Json& lab_config();
 // generated for each lab's grader (gpulab_add_grader_executable), so one main() serves every lab.
 const char* built_in_lab_config_path();
 
+// Whether lab.json's "tests" lists `id` ("Report.AccessAnalysis"): a test registered from config (the reports every
+// lab opts into with one line) exists only where it is listed. False where the config cannot be read (a broken
+// config fails the tests that read it).
+bool lab_lists_test(const std::string& id);
+
 // config["a"]["b"] with a message that names the missing key, for grader code.
 const Json& config_at(const Json& node, const std::string& key);
 

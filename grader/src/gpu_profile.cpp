@@ -275,6 +275,21 @@ std::string shared_output_path(const Target& target, const std::string& metrics)
     return (tmp && *tmp ? std::string(tmp) : std::string("/tmp")) + name;
 }
 
+// The sibling grader's stored run (above), read once and removed: false where there is none.
+bool read_shared_output(const std::string& shared, GpuProfile& profile, std::string& ncu_out, std::string& child_out) {
+    const std::string stored = read_text_file(shared);
+    const std::size_t mark = stored.find(kChildOutputMark);
+    if (mark == std::string::npos) return false;
+    const std::size_t first_line = stored.find('\n');
+    profile.seconds = std::strtod(stored.c_str(), nullptr);
+    profile.shared = true;
+    ncu_out = stored.substr(first_line + 1, mark - first_line - 1);
+    child_out = stored.substr(mark + std::strlen(kChildOutputMark));
+    std::error_code ignored;
+    fs::remove(shared, ignored);  // read once: nothing is left behind in the temporary folder
+    return true;
+}
+
 GpuProfile run_profile_once() {
     GpuProfile profile;
     const Target target = profile_target();
@@ -289,60 +304,50 @@ GpuProfile run_profile_once() {
                       "): it comes with the CUDA toolkit (package cuda-nsight-compute-<version>); set GPULAB_NCU to its path";
         return profile;
     }
-    const char* keep = std::getenv("GPULAB_PROFILE_LOG_DIR");
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = (keep && *keep ? std::string(keep) : tmp && *tmp ? std::string(tmp) : std::string("/tmp")) +
-                          "/gpulab-profile-XXXXXX";
-    if (keep && *keep) fs::create_directories(keep);
-    if (!::mkdtemp(pattern.data())) {
-        profile.why = "cannot make a folder for ncu (" + pattern + "): " + std::strerror(errno);
-        return profile;
-    }
-    const fs::path dir = pattern;
-    const std::string csv = (dir / "ncu.csv").string(), log = (dir / "child.log").string();
     std::string metrics;
     for (const std::string& m : profile_metrics()) metrics += (metrics.empty() ? "" : ",") + m;
-    const auto started = std::chrono::steady_clock::now();
     int status = 0;
     bool timed_out = false;
     const std::string shared = shared_output_path(target, metrics);
     std::string ncu_out, child_out;
-    if (const std::string stored = read_text_file(shared); stored.find(kChildOutputMark) != std::string::npos) {
-        const std::size_t mark = stored.find(kChildOutputMark);
-        const std::size_t first_line = stored.find('\n');
-        profile.seconds = std::strtod(stored.c_str(), nullptr);
-        profile.shared = true;
-        ncu_out = stored.substr(first_line + 1, mark - first_line - 1);
-        child_out = stored.substr(mark + std::strlen(kChildOutputMark));
-        std::error_code ignored;
-        fs::remove_all(dir, ignored);
-        fs::remove(shared, ignored);  // read once: nothing is left behind in the temporary folder
-    } else try {
-        const pid_t pid =
-            // --clock-control none: ncu's default locks the whole GPU to its base clock while it profiles, which would
-            // slow a timed test that runs beside this one (CPU execution mode's tests run beside the GPU grading); the
-            // counters read here (bytes, requests, occupancy) do not depend on the clock.
-            spawn_child({profile.ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
-                         "--log-file", csv, "--metrics", metrics, target.grader, "--gtest_filter=GpuProfileWorkload.Run", "--gtest_color=no",
-                         "--gtest_brief=1"},
-                        child_env(target.library, target.reference, dir.string()), log, "ncu");
-        const auto deadline = started + std::chrono::seconds(profile_time_limit_s());
-        for (;;) {
-            if (::waitpid(pid, &status, WNOHANG) == pid) break;
-            if (std::chrono::steady_clock::now() > deadline) {
-                ::kill(-pid, SIGKILL);
-                ::kill(pid, SIGKILL);
-                ::waitpid(pid, &status, 0);
-                timed_out = true;
-                break;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!read_shared_output(shared, profile, ncu_out, child_out)) {
+        const char* keep = std::getenv("GPULAB_PROFILE_LOG_DIR");
+        const char* tmp = std::getenv("TMPDIR");
+        std::string pattern = (keep && *keep ? std::string(keep) : tmp && *tmp ? std::string(tmp) : std::string("/tmp")) +
+                              "/gpulab-profile-XXXXXX";
+        if (keep && *keep) fs::create_directories(keep);
+        if (!::mkdtemp(pattern.data())) {
+            profile.why = "cannot make a folder for ncu (" + pattern + "): " + std::strerror(errno);
+            return profile;
         }
-    } catch (const std::exception& e) {
-        profile.why = e.what();
-        return profile;
-    }
-    if (!profile.shared) {
+        const fs::path dir = pattern;
+        const std::string csv = (dir / "ncu.csv").string(), log = (dir / "child.log").string();
+        const auto started = std::chrono::steady_clock::now();
+        try {
+            const pid_t pid =
+                // --clock-control none: ncu's default locks the whole GPU to its base clock while it profiles, which would
+                // slow a timed test that runs beside this one (CPU execution mode's tests run beside the GPU grading); the
+                // counters read here (bytes, requests, occupancy) do not depend on the clock.
+                spawn_child({profile.ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
+                             "--log-file", csv, "--metrics", metrics, target.grader, "--gtest_filter=GpuProfileWorkload.Run", "--gtest_color=no",
+                             "--gtest_brief=1"},
+                            child_env(target.library, target.reference, dir.string()), log, "ncu");
+            const auto deadline = started + std::chrono::seconds(profile_time_limit_s());
+            for (;;) {
+                if (::waitpid(pid, &status, WNOHANG) == pid) break;
+                if (std::chrono::steady_clock::now() > deadline) {
+                    ::kill(-pid, SIGKILL);
+                    ::kill(pid, SIGKILL);
+                    ::waitpid(pid, &status, 0);
+                    timed_out = true;
+                    break;
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            }
+        } catch (const std::exception& e) {
+            profile.why = e.what();
+            return profile;
+        }
         profile.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         ncu_out = read_text_file(csv), child_out = read_text_file(log);
         std::error_code ignored;

@@ -173,10 +173,6 @@ std::string figures_json(const std::vector<GpuKernelFigures>& rows, const std::s
 
 }  // namespace
 
-GpuKernelFigures gpu_figures(const std::string& suite, const std::string& instance) {
-    return figures_of(gpu_profile(), suite, instance, "yours");
-}
-
 std::string speed_diagnosis(const std::string& suite, const std::string& instance,
                             const std::vector<RecordedLaunch>& launches) {
     return speed_diagnosis(gpu_profile(), suite, instance, launches);

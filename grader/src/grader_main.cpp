@@ -281,12 +281,8 @@ public:
 
 private:
     static bool marked_timing(const std::string& id) {
-        try {
-            for (const Json& test : lab_config().at("tests"))
-                if (test.value("id", std::string()) == id) return test.value("timing", false);
-        } catch (const std::exception&) {
-        }
-        return false;
+        const Json* test = lab_test_entry(id);
+        return test && test->value("timing", false);
     }
     std::unique_ptr<GpuProfileLock> lock_;
 };

@@ -37,13 +37,15 @@ const Json& config_at(const Json& node, const std::string& key) {
     return node.at(key);
 }
 
-bool lab_lists_test(const std::string& id) {
+const Json* lab_test_entry(const std::string& id) {
     try {
         for (const Json& test : lab_config().at("tests"))
-            if (test.value("id", std::string()) == id) return true;
+            if (test.value("id", std::string()) == id) return &test;
     } catch (const std::exception&) {
     }
-    return false;
+    return nullptr;
 }
+
+bool lab_lists_test(const std::string& id) { return lab_test_entry(id) != nullptr; }
 
 }  // namespace gpulab

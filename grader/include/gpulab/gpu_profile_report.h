@@ -44,10 +44,6 @@ struct GpuKernelFigures {
     std::vector<Diagnosis> diagnoses;
 };
 
-// The figures of the student's timed launch (suite, instance) in this process's profile; not available (with why)
-// where the counters cannot be read.
-GpuKernelFigures gpu_figures(const std::string& suite, const std::string& instance);
-
 // For a speed test's failure message: the causes the GPU's counters measured for the timed launch (suite, instance),
 // the largest first, with their figures; else what the recorded launches alone show (launch_facts). Never a guess:
 // "measured on this GPU: achieved occupancy 26% of the 100% your 128-thread blocks allow: ...".

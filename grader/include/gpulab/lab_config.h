@@ -24,6 +24,8 @@ const char* built_in_lab_config_path();
 // lab opts into with one line) exists only where it is listed. False where the config cannot be read (a broken
 // config fails the tests that read it).
 bool lab_lists_test(const std::string& id);
+// lab.json's entry of test `id`, or null (not listed, or the config cannot be read).
+const Json* lab_test_entry(const std::string& id);
 
 // config["a"]["b"] with a message that names the missing key, for grader code.
 const Json& config_at(const Json& node, const std::string& key);

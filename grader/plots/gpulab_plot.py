@@ -34,10 +34,11 @@ gpu-profile     a lab's GPU profile (Report.GpuProfile writes gpu_profile.json):
                 "load_sector_use", "store_sector_use" (0..1), "load_sectors_per_request", "store_sectors_per_request",
                 "shared_load_conflicts_per_request", "shared_store_conflicts_per_request",
                 "dram_bytes_per_output_byte", "compulsory_dram_bytes_per_output_byte", "local_bytes_per_thread"
-                (numbers or null), "causes": [names]}]}; one panel per cause (occupancy, load and store sector
+                (numbers or null), "causes": [names]}], "expert_why": why no expert kernel was profiled, or
+                ""}; one panel per cause (occupancy, load and store sector
                 use, bank conflicts, DRAM bytes against the compulsory, local memory), each timed launch's kernels
                 side by side by role; the causes measured in red on their panel and in a caption, with the
-                launches not profiled and why.
+                launches not profiled and why (the expert's in one line where the build has none).
 
 For a CSV, the roofline's or the profile's JSON the picture goes to --out, else next to the CSV with the ending .png. Each PNG written is
 printed on stdout as "wrote PATH". Exit status: 0 drawn; 1 the data cannot be used (one line on
@@ -604,6 +605,9 @@ def profile_rows(doc, path):
     rows = field(doc, "rows", path, "profile")
     if not isinstance(rows, list) or not rows:
         raise DataError(f"{path}: 'rows' must be a list of at least one profiled launch")
+    if not isinstance(doc.get("expert_why", ""), str):
+        raise DataError(f"{path}: 'expert_why' must be a sentence (why no expert kernel was profiled), "
+                        f"not {doc.get('expert_why')!r}")
     for i, row in enumerate(rows, start=1):
         where = f"row {i}"
         role = field(row, "role", path, where)
@@ -736,6 +740,9 @@ def draw_gpu_profile(plt, path, out, title):
     for r in missing:
         name = (r.get("call") or f"{r.get('suite', '?')} {r.get('instance', '')}").strip()
         caption.append(f"not profiled: {name} ({style(r['role'])[1]}): {str(r.get('why') or 'no reason given')[:160]}")
+    # Where the build has no expert kernel: one line saying why (a student release has none), not a missing bar each.
+    if doc.get("expert_why"):
+        caption.append(f"expert: not profiled: {doc['expert_why'][:160]}")
     if len(caption) > 12:
         caption = caption[:11] + [f"... and {len(caption) - 11} more (see {os.path.basename(path)})"]
 
@@ -821,8 +828,9 @@ def draw_gpu_profile(plt, path, out, title):
     lab = doc.get("lab", "") if isinstance(doc, dict) else ""
     device = doc.get("device", "") if isinstance(doc, dict) else ""
     heading = "Why each timed kernel is fast or slow" + (f": {lab}" if lab else "")
+    beside = "the reference's and the expert's" if "expert" in role_order else "the reference's"
     sub = "the GPU's counters (Nsight Compute)" + (f" on {device}" if device else "") + \
-          ", your kernel beside the reference's, cause by cause"
+          f", your kernel beside {beside}, cause by cause"
     fig.suptitle(f"{heading}\n{sub}" + (f" ({title})" if title else ""), fontsize=11)
     save(fig, out)
     plt.close(fig)

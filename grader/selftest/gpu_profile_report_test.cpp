@@ -1,9 +1,13 @@
 // The GPU profile's figures and the speed diagnosis computed from them (gpulab/gpu_profile_report.h), on profiles
 // built by hand in the shape gpu_profile.cpp reads from ncu (base units: bytes, ns, %). No GPU needed.
+#include "gpulab/expert.h"
 #include "gpulab/gpu_profile.h"
 #include "gpulab/gpu_profile_report.h"
+#include "gpulab/lab_config.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 namespace {
 
@@ -97,6 +101,85 @@ TEST(GpuProfileReport, TheTableShowsBothRoles) {
     EXPECT_NE(table.find("26%/100%"), std::string::npos) << table;
     EXPECT_NE(table.find("86%/100%"), std::string::npos) << table;
     EXPECT_NE(table.find("reference"), std::string::npos) << table;
+}
+
+// The expert's kernel beside the student's and the reference's (issue 35, item 1): a row of its own, by role.
+GpuProfile profile_with_expert(const ProfiledKernel& yours, const ProfiledKernel& theirs, const ProfiledKernel& expert) {
+    GpuProfile p = profile_of(yours, theirs);
+    ProfiledLaunch e = p.launches.front();
+    e.role = "expert", e.call = "expert::launch_rod_step at M = 67108864", e.kernels = {expert};
+    p.launches.push_back(e);
+    return p;
+}
+
+std::vector<GpuKernelFigures> three_roles(const GpuProfile& p) {
+    std::vector<GpuKernelFigures> rows;
+    for (const char* role : {"yours", "reference", "expert"}) rows.push_back(figures_of(p, "Step", "M67108864", role));
+    return rows;
+}
+
+TEST(GpuProfileReport, TheTableShowsTheExpertBesideTheOthers) {
+    const GpuProfile p = profile_with_expert(rod_step(128, 26), rod_step(256, 86), rod_step(512, 93));
+    const std::vector<GpuKernelFigures> rows = three_roles(p);
+    ASSERT_TRUE(rows[2].available) << rows[2].why;
+    EXPECT_EQ(rows[2].threads_per_block, 512u);
+    const std::string table = gpu_profile_table(rows, "NVIDIA H200");
+    const std::size_t expert_row = table.find("expert::launch_rod_step at M = 67108864");
+    ASSERT_NE(expert_row, std::string::npos) << table;
+    const std::string line = table.substr(expert_row, table.find('\n', expert_row) - expert_row);
+    EXPECT_NE(line.find(" expert "), std::string::npos) << line;
+    EXPECT_NE(line.find("93%/100%"), std::string::npos) << line;
+    EXPECT_EQ(table.find("expert: not profiled"), std::string::npos) << table;
+}
+
+TEST(GpuProfileReport, WithoutAnExpertTheTableSaysWhyInOneLine) {
+    const GpuProfile p = profile_of(rod_step(128, 26), rod_step(256, 86));
+    std::vector<GpuKernelFigures> rows = {figures_of(p, "Step", "M67108864", "yours"),
+                                          figures_of(p, "Step", "M67108864", "reference")};
+    const std::string table = gpu_profile_table(rows, "NVIDIA H200", kNoExpertInThisBuild);
+    const std::string line = std::string("  expert: not profiled: ") + kNoExpertInThisBuild + "\n";
+    const std::size_t at = table.find(line);
+    ASSERT_NE(at, std::string::npos) << table;
+    EXPECT_EQ(table.find("expert: not profiled", at + line.size()), std::string::npos) << table;  // one line, not one per launch
+    EXPECT_EQ(table.find("not profiled", 0), at + 10) << table;  // and no other row says "not profiled"
+}
+
+TEST(GpuProfileReport, TheJsonHasTheExpertRowAndWhyWhereThereIsNone) {
+    const GpuProfile p = profile_with_expert(rod_step(128, 26), rod_step(256, 86), rod_step(512, 93));
+    const Json with = Json::parse(gpu_profile_json(three_roles(p), "NVIDIA H200", ""));
+    ASSERT_EQ(with.at("rows").size(), 3u);
+    const Json& expert = with.at("rows")[2];
+    EXPECT_EQ(expert.at("role"), "expert");
+    EXPECT_EQ(expert.at("suite"), "Step");
+    EXPECT_EQ(expert.at("call"), "expert::launch_rod_step at M = 67108864");
+    EXPECT_TRUE(expert.at("available").get<bool>());
+    EXPECT_NEAR(expert.at("achieved_occupancy").get<double>(), 0.93, 1e-9);
+    EXPECT_EQ(with.at("expert_why"), "");
+    const Json without = Json::parse(gpu_profile_json(three_roles(profile_of(rod_step(128, 26), rod_step(256, 86))),
+                                                      "NVIDIA H200", kNoExpertInThisBuild));
+    EXPECT_EQ(without.at("expert_why"), kNoExpertInThisBuild);
+}
+
+// The report's rows: per timed launch yours, the reference's, the expert's, in that order; the expert only where the
+// profile ran it beside that launch.
+TEST(GpuProfileReport, RowsPutTheExpertAfterTheReferenceWhereItRan) {
+    const GpuProfile p = profile_with_expert(rod_step(128, 26), rod_step(256, 86), rod_step(512, 93));
+    const std::vector<GeometryCheck> timed = {
+        {"Step", "MatchesOracle", "M67108864", "launch_step at M = 67108864", {268435456, 268435456}, {}},
+        {"Step", "MatchesOracle", "M1024", "launch_step at M = 1024", {4096, 4096}, {}}};
+    const std::vector<GpuKernelFigures> rows = gpu_profile_rows(p, timed);
+    ASSERT_EQ(rows.size(), 4u);
+    EXPECT_EQ(rows[0].role, "yours");
+    EXPECT_EQ(rows[1].role, "reference");
+    EXPECT_EQ(rows[2].role, "expert");
+    EXPECT_EQ(rows[2].call, "expert::launch_rod_step at M = 67108864");
+    EXPECT_TRUE(rows[2].available) << rows[2].why;
+    // The second size has no profiled launch: the student's row says so; no reference or expert row is made up.
+    EXPECT_EQ(rows[3].role, "yours");
+    EXPECT_EQ(rows[3].instance, "M1024");
+    EXPECT_FALSE(rows[3].available);
+    const std::vector<GpuKernelFigures> two = gpu_profile_rows(profile_of(rod_step(128, 26), rod_step(256, 86)), timed);
+    EXPECT_EQ(std::count_if(two.begin(), two.end(), [](const GpuKernelFigures& f) { return f.role == "expert"; }), 0);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The GPU profile's reading of ncu's CSV and its "not run" paths (gpulab/gpu_profile.h). No GPU needed: the CSV is
 // in the shape ncu 2025.3.1 printed on an H200 with --csv --page raw --print-units base (thousands separators, a units row, quoted
 // kernel names with commas), the failures in its words.
+#include "gpulab/expert.h"
 #include "gpulab/gpu_profile.h"
 
 #include <gtest/gtest-spi.h>
@@ -9,6 +10,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
 
 namespace {
 
@@ -169,6 +173,147 @@ TEST(GpuProfile, ATileSkippedOnTheGpuFailsBySharedMemoryToo) {
     EXPECT_NONFATAL_FAILURE(check_gpu_counters_agree(skipped, "TiledStep", "8192x8192", 1.312, how),
                             "your tiled kernel reads 0.2 values per cell from shared memory on the GPU and 5.0 in CPU "
                             "execution mode: it must do the same work in both");
+}
+
+// ---- The expert's launches (issue 35, item 1) ----------------------------------------------------------------
+
+// Lab 02's child, with the expert: its launch lines in index order (yours, the reference's, the expert's), and the
+// CSV ncu wrote for them (a marker before each launch, its grid the launch's number plus one).
+const char* const kChildWithExpert =
+    "[gpulab-profile] launch 0\tyours\tTiledStep\t8192x8192\tlaunch_step_tiled at 8192x8192\n"
+    "[gpulab-profile] launch 1\treference\tTiledStep\t8192x8192\tlaunch_step_tiled at 8192x8192\n"
+    "[gpulab-profile] launch 2\texpert\tTiledStep\t8192x8192\texpert::launch_step at 8192x8192\n"
+    "[gpulab-profile] workload finished\n";
+
+std::string marker_row(int id, int grid) {
+    return "\"" + std::to_string(id) + "\",\"gpulab_profile_marker\",\"" + std::to_string(grid) + "\",\"0\"\n";
+}
+
+std::string kernel_row(int id, const std::string& name, const std::string& loads) {
+    return "\"" + std::to_string(id) + "\",\"" + name + "\",\"262,144\",\"" + loads + "\"\n";
+}
+
+const std::string kCsvWithExpert =
+    "\"ID\",\"Kernel Name\",\"launch__grid_size\",\"smsp__sass_data_bytes_mem_global_op_ld.sum\"\n" + marker_row(0, 1) +
+    kernel_row(1, "ftcs_tiled", "352,321,536") + marker_row(2, 2) + kernel_row(3, "ftcs_tiled_reference", "344,064,000") +
+    marker_row(4, 3) + kernel_row(5, "void expert::heat2d_step_kernel<32, 8>(const float *, float *, int, int, float)",
+                                  "268,435,456");
+
+TEST(GpuProfile, ExpertRowsAreAttributedAfterTheReferences) {
+    std::string expert_why = "unchanged";
+    const std::vector<ProfiledLaunch> names = launches_of_child_log(kChildWithExpert, &expert_why);
+    ASSERT_EQ(names.size(), 3u);
+    EXPECT_EQ(names[2].role, "expert");
+    EXPECT_EQ(names[2].call, "expert::launch_step at 8192x8192");
+    EXPECT_EQ(expert_why, "unchanged");  // the child did not say it ran none
+    GpuProfile profile;
+    profile.available = true;
+    profile.launches = attribute_rows(parse_ncu_csv(kCsvWithExpert), names);
+    ASSERT_EQ(profile.launches.size(), 3u);
+    const ProfiledLaunch* expert = profile.find("TiledStep", "8192x8192", "expert");
+    ASSERT_NE(expert, nullptr);
+    EXPECT_EQ(expert, &profile.launches[2]);
+    ASSERT_EQ(expert->kernels.size(), 1u);
+    EXPECT_EQ(expert->kernels[0].name, "void expert::heat2d_step_kernel<32, 8>(const float *, float *, int, int, float)");
+    EXPECT_DOUBLE_EQ(expert->total(ncu_metric::kGlobalLoadBytes), 268435456.0);
+    // The student's and the reference's rows keep their own kernels.
+    EXPECT_EQ(profile.find("TiledStep", "8192x8192", "yours")->kernels[0].name, "ftcs_tiled");
+    EXPECT_EQ(profile.find("TiledStep", "8192x8192", "reference")->kernels[0].name, "ftcs_tiled_reference");
+}
+
+// A failed expert launch is recorded as failed, like any other, and the student's launch keeps its kernels.
+TEST(GpuProfile, AFailedExpertLaunchIsRecordedAndTheStudentsStands) {
+    const std::string child = std::string(kChildWithExpert) +
+                              "[gpulab-profile] failed 2\tCUDA error: an illegal memory access was encountered\n";
+    const std::vector<ProfiledLaunch> names = launches_of_child_log(child, nullptr);
+    ASSERT_EQ(names.size(), 3u);
+    EXPECT_EQ(names[2].error, "CUDA error: an illegal memory access was encountered");
+    EXPECT_EQ(names[0].error, "");
+    const std::vector<ProfiledLaunch> launches = attribute_rows(parse_ncu_csv(kCsvWithExpert), names);
+    EXPECT_EQ(launches[0].kernels.size(), 1u);
+    EXPECT_EQ(launches[0].error, "");
+}
+
+TEST(GpuProfile, TheChildSaysWhyItRanNoExpert) {
+    std::string why;
+    const std::vector<ProfiledLaunch> names = launches_of_child_log(
+        "[gpulab-profile] launch 0\tyours\tStep\tM67108864\tlaunch_step at M = 67108864\n"
+        "[gpulab-profile] the expert was not profiled: its library did not load (cannot load the solution library: "
+        "libexpert.so: cannot open shared object file)\n",
+        &why);
+    EXPECT_EQ(names.size(), 1u);
+    EXPECT_EQ(why, "its library did not load (cannot load the solution library: libexpert.so: cannot open shared "
+                   "object file)");
+}
+
+// The expert runs on the buffers of the student's timed launch it is registered beside, with the expert's table.
+TEST(GpuProfile, AnExpertRunTakesItsTimedLaunchsBuffers) {
+    const std::vector<GeometryCheck> timed = {
+        {"NaiveStep", "MatchesOracle", "8192x8192", "launch_step_naive at 8192x8192", {4, 8}, {}},
+        {"TiledStep", "MatchesOracle", "8192x8192", "launch_step_tiled at 8192x8192", {268435456, 268435456}, {}}};
+    const int table = 7;  // stands for the expert library's table
+    const void* seen_api = nullptr;
+    std::size_t seen_buffers = 0;
+    std::vector<ExpertLaunch> experts;
+    experts.push_back(expert_launch<int>("TiledStep", "8192x8192", "expert::launch_step at 8192x8192",
+                                         [&](const int& api, const std::vector<void*>& b) {
+                                             seen_api = &api;
+                                             seen_buffers = b.size();
+                                         }));
+    experts.push_back(expert_launch<int>("TiledStep", "4096x4096", "expert::launch_step at 4096x4096",
+                                         [](const int&, const std::vector<void*>&) {}));
+    const std::vector<GeometryCheck> runs = expert_runs(experts, timed, &table);
+    ASSERT_EQ(runs.size(), 2u);
+    EXPECT_EQ(runs[0].suite, "TiledStep");
+    EXPECT_EQ(runs[0].instance, "8192x8192");
+    EXPECT_EQ(runs[0].call, "expert::launch_step at 8192x8192");
+    EXPECT_EQ(runs[0].buffer_bytes, (std::vector<std::size_t>{268435456, 268435456}));
+    int a = 0, b = 0;
+    runs[0].launch({&a, &b});
+    EXPECT_EQ(seen_api, &table);
+    EXPECT_EQ(seen_buffers, 2u);
+    // Beside a timed launch nobody registered: a grader error, recorded as that launch's failure when it runs.
+    EXPECT_TRUE(runs[1].buffer_bytes.empty());
+    try {
+        runs[1].launch({});
+        ADD_FAILURE() << "an expert launch beside no timed launch ran";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("TiledStep 4096x4096, which is not registered"), std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(GpuProfile, ExpertLaunchesAreRegisteredOnceAndABrokenMakerIsLeftOut) {
+    add_expert_launches([] {
+        return std::vector<ExpertLaunch>{{"Step", "M67108864", "expert::launch_rod_step at M = 67108864", {}}};
+    });
+    add_expert_launches([]() -> std::vector<ExpertLaunch> { throw std::runtime_error("lab.json has no speed.M"); });
+    const std::vector<ExpertLaunch> first = expert_launches();
+    ASSERT_EQ(first.size(), 1u);
+    EXPECT_EQ(first[0].call, "expert::launch_rod_step at M = 67108864");
+    EXPECT_EQ(expert_launches().size(), 1u);  // the makers ran once
+}
+
+// In CPU execution mode the expert's GPU library comes from the build's lab manifest.
+TEST(GpuProfile, TheExpertLibraryComesFromTheManifestWhereItIsBuilt) {
+    std::string why;
+    EXPECT_EQ(expert_library_from_manifest(Json::parse(R"({"lab": "01-heat-rod", "expert": {}})"), &why), "");
+    EXPECT_EQ(why, kNoExpertInThisBuild);
+    why.clear();
+    EXPECT_EQ(expert_library_from_manifest(Json::parse(R"({"lab": "01-heat-rod"})"), &why), "");
+    EXPECT_EQ(why, kNoExpertInThisBuild);
+    why.clear();
+    EXPECT_EQ(expert_library_from_manifest(
+                  Json::parse(R"({"expert": {"gpu": {"target": "expert-01-heat-rod", "library": "/nonexistent/libexpert.so"}}})"),
+                  &why),
+              "");
+    EXPECT_EQ(why, "the expert's GPU library is not built (/nonexistent/libexpert.so)");
+    const std::string built = (std::filesystem::temp_directory_path() / "gpulab-selftest-libexpert.so").string();
+    std::ofstream(built) << "not a library: only its existence is read here";
+    why.clear();
+    EXPECT_EQ(expert_library_from_manifest(Json{{"expert", {{"gpu", {{"library", built}}}}}}, &why), built);
+    EXPECT_EQ(why, "");
+    std::filesystem::remove(built);
 }
 
 }  // namespace

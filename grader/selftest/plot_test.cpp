@@ -120,6 +120,35 @@ TEST_F(Plots, GpuProfile) {
     EXPECT_TRUE(is_png(dir / "partial.png"));
 }
 
+// The expert's kernel as a third bar beside yours and the reference's in every panel; where the build has none, the
+// caption says why (expert_why), and a reason that is not a sentence is refused.
+TEST_F(Plots, GpuProfileWithTheExpert) {
+    nlohmann::json doc = nlohmann::json::parse(std::ifstream(kSamples + "/gpu_profile_01.json"));
+    nlohmann::json expert = doc["rows"][1];
+    expert["role"] = "expert", expert["call"] = "expert::launch_rod_step at M = 67108864";
+    expert["kernels"] = "rod_step_expert", expert["achieved_occupancy"] = 0.93;
+    doc["rows"].push_back(expert);
+    doc["expert_why"] = "";
+    std::ofstream(dir / "expert.json") << doc.dump();
+    DRAW_OR_SKIP(three, "gpu-profile", (dir / "expert.json").string());
+    ASSERT_TRUE(three.drawn) << three.skipped_because << "\n" << three.output;
+    EXPECT_TRUE(is_png(dir / "expert.png"));
+
+    doc["rows"].erase(2);
+    doc["expert_why"] = "no expert kernel in this build: the expert kernels are the course staff's, and a student "
+                        "release has none";
+    std::ofstream(dir / "no_expert.json") << doc.dump();
+    DRAW_OR_SKIP(two, "gpu-profile", (dir / "no_expert.json").string());
+    ASSERT_TRUE(two.drawn) << two.skipped_because << "\n" << two.output;
+    EXPECT_TRUE(is_png(dir / "no_expert.png"));
+
+    doc["expert_why"] = 3;
+    std::ofstream(dir / "bad_expert.json") << doc.dump();
+    DRAW_OR_SKIP(bad, "gpu-profile", (dir / "bad_expert.json").string());
+    EXPECT_FALSE(bad.drawn);
+    EXPECT_NE(bad.skipped_because.find("'expert_why' must be a sentence"), std::string::npos) << bad.skipped_because;
+}
+
 // Figures that cannot be right are refused, the reason naming the row and the field: a fraction above 1, a
 // number that is text, a negative count, no rows at all.
 TEST_F(Plots, GpuProfileWithBadFiguresIsRefused) {

@@ -22,6 +22,7 @@
 #include "gpulab/child_spawn.h"
 #include "gpulab/device_facts.h"
 #include "gpulab/device_resources.h"
+#include "gpulab/expert.h"
 #include "gpulab/format.h"
 #include "gpulab/grader_test.h"
 #include "gpulab/lab_config.h"
@@ -37,6 +38,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -69,6 +71,8 @@ const char* const kWorkloadFlag = "GPULAB_PROFILE_WORKLOAD";
 const char* const kLaunchLine = "[gpulab-profile] launch ";       // "<i>\t<role>\t<suite>\t<instance>\t<call>"
 const char* const kLaunchFailed = "[gpulab-profile] failed ";     // "<i>\t<what>"
 const char* const kFinished = "[gpulab-profile] workload finished";
+const char* const kExpertNotProfiled = "[gpulab-profile] the expert was not profiled: ";  // "<why>"
+const char* const kExpertLibrary = "GPULAB_EXPERT_LIB";  // the expert's GPU library, for the child
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::string tail_of(const std::string& text, std::size_t n) {
@@ -99,7 +103,7 @@ public:
         std::vector<GeometryCheck> launches;
         for (const GeometryCheck& c : timed_launches(""))
             if (profile_leaves_out(c.suite).empty()) launches.push_back(c);
-        run_all(launches, "yours", 0);
+        std::size_t next = run_all(launches, "yours", 0);
         // The reference's kernels through the same launch code, for the report's comparison (gpu_profile_report.h).
         if (!solution_library_path(Role::reference).empty()) {
             bool served = false;
@@ -109,13 +113,38 @@ public:
             } catch (const std::exception& e) {
                 std::cout << "[gpulab-profile] the reference was not profiled: " << e.what() << std::endl;
             }
-            if (served) run_all(launches, "reference", launches.size());
+            if (served) next = run_all(launches, "reference", next);
         }
+        run_expert(next);
         std::cout << kFinished << std::endl;
     }
 
 private:
-    static void run_all(const std::vector<GeometryCheck>& launches, const char* role, std::size_t first) {
+    // The expert's launches, last: where the parent handed over no expert library it says why itself.
+    static void run_expert(std::size_t first) {
+        const char* library = std::getenv(kExpertLibrary);
+        if (!library || !*library) return;
+        std::vector<GeometryCheck> runs;
+        try {
+            const std::string name = lab_config().at("lab").get<std::string>() + "/expert";
+            add_companion_reference(name, library);
+            runs = expert_runs(expert_launches(), timed_launches(""), load_companion_api(name));
+        } catch (const std::exception& e) {
+            std::string what = e.what();
+            for (char& ch : what)
+                if (ch == '\n') ch = ' ';
+            std::cout << kExpertNotProfiled << "its library did not load (" << what << ")" << std::endl;
+            return;
+        }
+        if (runs.empty())
+            std::cout << kExpertNotProfiled
+                      << "this lab registers no expert launch for the profile (gpu_profile.h, add_expert_launches)"
+                      << std::endl;
+        run_all(runs, "expert", first);
+    }
+
+    // Runs each launch behind its marker, numbered from `first`; returns the next number.
+    static std::size_t run_all(const std::vector<GeometryCheck>& launches, const char* role, std::size_t first) {
         for (std::size_t n = 0; n < launches.size(); ++n) {
             const GeometryCheck& c = launches[n];
             const std::size_t i = first + n;
@@ -143,6 +172,7 @@ private:
                 cudaGetLastError();
             }
         }
+        return first + launches.size();
     }
 };
 
@@ -156,6 +186,7 @@ unsigned profile_time_limit_s() {
 // The GPU grader and the GPU build of the solution this process grades.
 struct Target {
     std::string grader, library, reference, why;  // reference: "" when there is none to compare with
+    std::string expert, expert_why;               // expert: the expert's GPU library; "" with expert_why when none
 };
 
 // In CPU execution mode: the lab's GPU grader and the GPU library of the solution whose CPU library this process
@@ -176,6 +207,7 @@ Target gpu_target_from_manifest(const std::string& cpu_library) {
                 if (fs::weakly_canonical(solution["cpu"].value("library", "")) != lib) continue;
                 t.library = solution["gpu"].value("library", "");
             }
+            t.expert = expert_library_from_manifest(manifest, &t.expert_why);
             if (t.grader.empty() || t.library.empty())
                 t.why = "this build has no GPU grader or GPU build of the solution for " + lab + " (" +
                         manifest_path.string() + "): configure with CUDA to read the GPU's counters";
@@ -203,7 +235,13 @@ Target profile_target() {
         t.why = "the student's library was not handed over (run the grader through gpulab-grade)";
         return t;
     }
-    if (!facts.emulated) return Target{own_executable_path(), library, solution_library_path(Role::reference), ""};
+    if (!facts.emulated) {
+        t = Target{own_executable_path(), library, solution_library_path(Role::reference), "", "", ""};
+        // The companion gpulab-grade handed over (gpulab/expert.h), as the roofline loads it.
+        t.expert = companion_path(lab_config().at("lab").get<std::string>() + "/expert");
+        if (t.expert.empty()) t.expert_why = kNoExpertInThisBuild;
+        return t;
+    }
     // CPU execution mode: profile the GPU build, where this machine has an NVIDIA GPU.
     std::error_code ignored;
     if (!fs::exists("/dev/nvidiactl", ignored) && !fs::exists("/dev/nvidia0", ignored)) {
@@ -213,19 +251,22 @@ Target profile_target() {
     return gpu_target_from_manifest(library);
 }
 
-std::vector<std::string> child_env(const std::string& library, const std::string& reference, const std::string& home) {
+std::vector<std::string> child_env(const Target& target, const std::string& home) {
+    const std::string& library = target.library;
+    const std::string& reference = target.reference;
     std::vector<std::string> env;
     for (char** e = environ; e && *e; ++e) {
         const std::string entry = *e;
         const std::string name = entry.substr(0, entry.find('='));
         if (name == kWorkloadFlag || name == "GPULAB_SOLUTION_LIB" || name == "GPULAB_REFERENCE_LIB" ||
-            name == "HOME" || name == "TMPDIR" || name == "GPULAB_SANITIZER_WORKLOAD")
+            name == kExpertLibrary || name == "HOME" || name == "TMPDIR" || name == "GPULAB_SANITIZER_WORKLOAD")
             continue;
         env.push_back(entry);
     }
     env.push_back(std::string(kWorkloadFlag) + "=1");
     env.push_back("GPULAB_SOLUTION_LIB=" + library);
     if (!reference.empty() && reference != library) env.push_back("GPULAB_REFERENCE_LIB=" + reference);
+    if (!target.expert.empty()) env.push_back(std::string(kExpertLibrary) + "=" + target.expert);
     env.push_back("HOME=" + home);  // ncu writes its settings under $HOME and its lock file under $TMPDIR
     env.push_back("TMPDIR=" + home);
     return env;
@@ -268,8 +309,9 @@ std::string shared_output_path(const Target& target, const std::string& metrics)
     const char* tmp = std::getenv("TMPDIR");
     const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
     const std::string key = file_identity(target.grader) + "|" + file_identity(target.library) + "|" +
-                            file_identity(target.reference) + "|" + metrics + "|" + (visible ? visible : "all") + "|" +
-                            std::to_string(::getppid()) + "|" + std::to_string(::getuid());
+                            file_identity(target.reference) + "|" + file_identity(target.expert) + "|" + metrics + "|" +
+                            (visible ? visible : "all") + "|" + std::to_string(::getppid()) + "|" +
+                            std::to_string(::getuid());
     char name[64];
     std::snprintf(name, sizeof name, "/gpulab-profile-shared-%016zx.txt", std::hash<std::string>{}(key));
     return (tmp && *tmp ? std::string(tmp) : std::string("/tmp")) + name;
@@ -331,7 +373,7 @@ GpuProfile run_profile_once() {
                 spawn_child({profile.ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
                              "--log-file", csv, "--metrics", metrics, target.grader, "--gtest_filter=GpuProfileWorkload.Run", "--gtest_color=no",
                              "--gtest_brief=1"},
-                            child_env(target.library, target.reference, dir.string()), log, "ncu");
+                            child_env(target, dir.string()), log, "ncu");
             const auto deadline = started + std::chrono::seconds(profile_time_limit_s());
             for (;;) {
                 if (::waitpid(pid, &status, WNOHANG) == pid) break;
@@ -372,26 +414,11 @@ GpuProfile run_profile_once() {
         return profile;
     }
     // The child's own account: the launches in order, which failed.
-    std::vector<ProfiledLaunch> names;
-    std::istringstream lines(child_out);
-    for (std::string line; std::getline(lines, line);) {
-        if (line.rfind(kLaunchLine, 0) == 0) {
-            std::istringstream f(line.substr(std::strlen(kLaunchLine)));
-            std::string index;
-            ProfiledLaunch l;
-            std::getline(f, index, '\t');
-            std::getline(f, l.role, '\t');
-            std::getline(f, l.suite, '\t');
-            std::getline(f, l.instance, '\t');
-            std::getline(f, l.call);
-            names.push_back(l);
-        } else if (line.rfind(kLaunchFailed, 0) == 0) {
-            const std::string rest = line.substr(std::strlen(kLaunchFailed));
-            const std::size_t tab = rest.find('\t');
-            const std::size_t i = std::stoul(rest.substr(0, tab));
-            if (i < names.size()) names[i].error = tab == std::string::npos ? rest : rest.substr(tab + 1);
-        }
-    }
+    const std::vector<ProfiledLaunch> names = launches_of_child_log(child_out, &profile.expert_why);
+    if (!target.expert_why.empty()) profile.expert_why = target.expert_why;
+    else if (profile.expert_why.empty() &&
+             std::none_of(names.begin(), names.end(), [](const ProfiledLaunch& l) { return l.role == "expert"; }))
+        profile.expert_why = "the profiled run ran no expert launch";
     if (child_out.find(kFinished) == std::string::npos) {
         profile.why = "the profiled run ended early (" +
                       (WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
@@ -504,6 +531,67 @@ std::string profile_leaves_out(const std::string& suite) {
     }
 }
 
+// ---- The expert's launches -------------------------------------------------------------------------------------
+
+namespace {
+std::mutex expert_mutex;
+std::vector<std::function<std::vector<ExpertLaunch>()>>& expert_makers() {
+    static std::vector<std::function<std::vector<ExpertLaunch>()>> makers;
+    return makers;
+}
+}  // namespace
+
+bool add_expert_launches(std::function<std::vector<ExpertLaunch>()> make) {
+    std::lock_guard<std::mutex> guard(expert_mutex);
+    expert_makers().push_back(std::move(make));
+    return true;
+}
+
+std::vector<ExpertLaunch> expert_launches() {
+    std::lock_guard<std::mutex> guard(expert_mutex);
+    static std::vector<ExpertLaunch> made;
+    for (const auto& make : expert_makers()) {
+        try {
+            for (ExpertLaunch& e : make()) made.push_back(std::move(e));
+        } catch (const std::exception&) {
+            // a broken config fails the tests that read it; these are left out
+        }
+    }
+    expert_makers().clear();
+    return made;
+}
+
+std::vector<GeometryCheck> expert_runs(const std::vector<ExpertLaunch>& experts, const std::vector<GeometryCheck>& timed,
+                                       const void* api) {
+    std::vector<GeometryCheck> runs;
+    for (const ExpertLaunch& e : experts) {
+        GeometryCheck run{e.suite, "", e.instance, e.call, {}, {}};
+        const auto beside = std::find_if(timed.begin(), timed.end(), [&](const GeometryCheck& c) {
+            return c.suite == e.suite && c.instance == e.instance;
+        });
+        if (beside == timed.end()) {
+            const std::string what = "grader error: the expert launch " + e.call + " is registered beside the timed launch " +
+                                     e.suite + " " + e.instance + ", which is not registered";
+            run.launch = [what](const std::vector<void*>&) { throw std::runtime_error(what); };
+        } else {
+            run.buffer_bytes = beside->buffer_bytes;
+            run.launch = [api, launch = e.launch](const std::vector<void*>& buffers) { launch(api, buffers); };
+        }
+        runs.push_back(std::move(run));
+    }
+    return runs;
+}
+
+std::string expert_library_from_manifest(const Json& manifest, std::string* why) {
+    const std::string library =
+        manifest.value("expert", Json::object()).value("gpu", Json::object()).value("library", std::string());
+    std::error_code ignored;
+    if (library.empty()) *why = kNoExpertInThisBuild;
+    else if (!fs::exists(library, ignored)) *why = "the expert's GPU library is not built (" + library + ")";
+    else return library;
+    return "";
+}
+
 // ---- The pieces ---------------------------------------------------------------------------------------------
 
 std::string global_load_metric() {
@@ -602,6 +690,32 @@ int marker_launch_index(const NcuRow& row) {
             if (at != std::string::npos) grid = std::strtod(g.c_str() + at, nullptr);
         }
     return std::isnan(grid) || grid < 1 ? -1 : int(grid) - 1;
+}
+
+std::vector<ProfiledLaunch> launches_of_child_log(const std::string& child_out, std::string* expert_why) {
+    std::vector<ProfiledLaunch> names;
+    std::istringstream lines(child_out);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind(kLaunchLine, 0) == 0) {
+            std::istringstream f(line.substr(std::strlen(kLaunchLine)));
+            std::string index;
+            ProfiledLaunch l;
+            std::getline(f, index, '\t');
+            std::getline(f, l.role, '\t');
+            std::getline(f, l.suite, '\t');
+            std::getline(f, l.instance, '\t');
+            std::getline(f, l.call);
+            names.push_back(l);
+        } else if (line.rfind(kLaunchFailed, 0) == 0) {
+            const std::string rest = line.substr(std::strlen(kLaunchFailed));
+            const std::size_t tab = rest.find('\t');
+            const std::size_t i = std::stoul(rest.substr(0, tab));
+            if (i < names.size()) names[i].error = tab == std::string::npos ? rest : rest.substr(tab + 1);
+        } else if (line.rfind(kExpertNotProfiled, 0) == 0 && expert_why) {
+            *expert_why = line.substr(std::strlen(kExpertNotProfiled));
+        }
+    }
+    return names;
 }
 
 std::vector<ProfiledLaunch> attribute_rows(const std::vector<NcuRow>& rows, const std::vector<ProfiledLaunch>& names) {

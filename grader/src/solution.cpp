@@ -56,10 +56,14 @@ std::string solution_library_path(Role role) {
 
 void set_companion_references(const std::map<std::string, std::string>& by_lab) { companions() = by_lab; }
 
-bool companion_handed_over(const std::string& name) {
+bool companion_handed_over(const std::string& name) { return !companion_path(name).empty(); }
+
+std::string companion_path(const std::string& name) {
     const auto given = companions().find(name);
-    return given != companions().end() && !given->second.empty();
+    return given == companions().end() ? std::string() : given->second;
 }
+
+void add_companion_reference(const std::string& name, const std::string& path) { companions()[name] = path; }
 
 const void* load_companion_api(const std::string& lab) {
     static std::mutex mutex;

@@ -11,13 +11,16 @@
 
 namespace gpulab {
 
+// Why a build has no expert kernel: the roofline's and the GPU profile's one line where it has none.
+inline constexpr const char* kNoExpertInThisBuild =
+    "no expert kernel in this build: the expert kernels are the course staff's, and a student release has none";
+
 // The lab's expert table, or nullptr with `why` where this build has none (a student release, a build
 // without CUDA) or it does not load.
 template <typename Api>
 const Api* expert_api(const std::string& lab, std::string* why) {
     if (!companion_handed_over(lab + "/expert")) {
-        *why = "no expert kernel in this build: the expert kernels are the course staff's, and a student release "
-               "has none";
+        *why = kNoExpertInThisBuild;
         return nullptr;
     }
     try {

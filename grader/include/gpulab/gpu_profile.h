@@ -7,11 +7,21 @@
 // each timed launch the child launches a one-thread grader kernel (gpulab_profile_marker) with as many blocks as
 // the launch's number plus one, so every profiled kernel is attributed to the launch whose marker precedes it,
 // whatever the launch function runs. Then, where the reference's library is known, the same launches again through
-// the same launch code with the reference's kernels serving the student's role (ProfiledLaunch::role "reference"):
-// the comparison Report.GpuProfile shows (gpu_profile_report.h). One `ncu` process per lab (its start-up is most of the cost), one short
-// fixed metric list, CSV in base units into a log file, parsed here. The child gets the student's GPU library only,
-// no handshake and no result channel, HOME and TMPDIR in a fresh folder (ncu wants a writable home and its lock
-// file; class grading's sandbox user has neither elsewhere).
+// the same launch code with the reference's kernels serving the student's role (ProfiledLaunch::role "reference").
+// Then, where the build has the lab's expert kernels (instructor-only: gpulab/expert.h), the expert launches the lab
+// registered (add_expert_launches below), role "expert": each beside one student's timed launch (suite, instance), on
+// buffers of that launch's sizes. The three are what Report.GpuProfile shows side by side (gpu_profile_report.h).
+// One `ncu` process per lab (its start-up is most of the cost), one short fixed metric list, CSV in base units into a
+// log file, parsed here. The child gets the GPU libraries by the environment (GPULAB_SOLUTION_LIB,
+// GPULAB_REFERENCE_LIB, GPULAB_EXPERT_LIB where there is an expert), no handshake and no result channel, HOME and
+// TMPDIR in a fresh folder (ncu wants a writable home and its lock file; class grading's sandbox user has neither
+// elsewhere).
+//
+// Where the expert comes from: in a GPU grader, the companion "<lab>/expert" gpulab-grade handed over
+// (companion_path); in CPU execution mode, the build manifest's "expert": {"gpu": {"library": ...}} where that file
+// exists. Where there is none (a student release, a build without the expert) the profile has no expert rows and
+// GpuProfile::expert_why says why in one line: not an error. An expert launch that fails is recorded as failed like any
+// other (ProfiledLaunch::error) and costs the student's rows nothing.
 //
 // Which binary is profiled. In a GPU grader: this binary. In a CPU-execution-mode grader (where the technique tests
 // that count run, "run_in": "cpu"): the lab's GPU grader and the GPU build of the same solution, found through the
@@ -37,6 +47,11 @@
 // Each lab's timed launches are profiled in the same single ncu run, whichever test asks first.
 #pragma once
 
+#include "gpulab/lab_config.h"
+#include "gpulab/launch_geometry.h"
+
+#include <cstddef>
+#include <functional>
 #include <limits>
 #include <map>
 #include <string>
@@ -109,7 +124,8 @@ struct ProfiledKernel {
 
 // The kernels one timed launch ran, in launch order.
 struct ProfiledLaunch {
-    std::string role = "yours";         // "yours"; "reference": the same launch code with the reference's kernels
+    std::string role = "yours";         // "yours"; "reference": the same launch code with the reference's kernels;
+                                        // "expert": the lab's expert kernel beside the timed launch (suite, instance)
     std::string suite, instance, call;  // of its GeometryCheck
     std::vector<ProfiledKernel> kernels;
     std::string error;                  // the launch failed in the child (then kernels may be empty)
@@ -125,10 +141,53 @@ struct GpuProfile {
     std::string device;     // ncu's name of the device, where it gave one
     double seconds = 0;     // the whole child under ncu
     bool shared = false;    // read from the run the other grader of this grading made (gpu_profile.cpp)
+    std::string expert_why;  // why it has no expert rows ("" where it has them): one line for the report
     // The launch registered as (suite, instance), run with `role`'s kernels; null when there is none.
     const ProfiledLaunch* find(const std::string& suite, const std::string& instance,
                                const std::string& role = "yours") const;
 };
+
+// ---- The expert's launches ---------------------------------------------------------------------------------
+
+// One expert launch for the profile, beside the student's timed launch (suite, instance) it compares with: it runs on
+// buffers of that launch's sizes (its GeometryCheck's buffer_bytes, filled the same way), so the figures per output
+// byte compare like with like.
+struct ExpertLaunch {
+    std::string suite, instance;  // the student's timed launch: "Step", "M67108864"
+    std::string call;             // "expert::launch_rod_step at M = 67108864"
+    // `api`: the lab's expert table (its library's gpulab_lab_api()); `buffers`: the timed launch's.
+    std::function<void(const void* api, const std::vector<void*>& buffers)> launch;
+};
+
+// The same with the table typed: expert_launch<HeatRodExpertApi>("Step", "M...", "...", [](const HeatRodExpertApi& e,
+// const std::vector<void*>& b) { e.launch_step(...); }).
+template <typename Api>
+ExpertLaunch expert_launch(std::string suite, std::string instance, std::string call,
+                           std::function<void(const Api&, const std::vector<void*>&)> run) {
+    return {std::move(suite), std::move(instance), std::move(call),
+            [run](const void* api, const std::vector<void*>& buffers) { run(*static_cast<const Api*>(api), buffers); }};
+}
+
+// Registers the expert launches `make` returns (called once lab.json is readable, like add_geometry_checks). Call from
+// a static initializer in the lab's test file:
+//     const bool kExpertProfile = gpulab::add_expert_launches(expert_profile_launches);
+// Keep them few: one launch per suite the expert serves, at ONE timed size (the roofline's), never one per timed size.
+// Each costs the profile a replay of a full-size kernel under ncu (tens of passes), and the expert's figures show
+// what a kernel can reach, which one size says as well as three.
+bool add_expert_launches(std::function<std::vector<ExpertLaunch>()> make);
+
+// Every expert launch registered (the makers run on the first call).
+std::vector<ExpertLaunch> expert_launches();
+
+// What the child runs for them: each as a GeometryCheck with the buffers of its timed launch among `timed`, its
+// launch given `api`; one without a timed launch of that suite and instance throws when launched (a grader error,
+// recorded as that launch's failure).
+std::vector<GeometryCheck> expert_runs(const std::vector<ExpertLaunch>& experts, const std::vector<GeometryCheck>& timed,
+                                       const void* api);
+
+// The expert's GPU library named by a build's lab manifest (<build>/gpulab-labs/<lab>.json: "expert": {"gpu":
+// {"library": ...}}), or "" with *why where it has none or the file is not built.
+std::string expert_library_from_manifest(const Json& manifest, std::string* why);
 
 // Why the profile leaves the timed launches of `suite` out, or "" when it profiles them: lab.json "gpu_profile":
 // {"suites": [...]} names the suites profiled where replaying the others under ncu costs too much
@@ -219,6 +278,10 @@ std::vector<NcuRow> parse_ncu_csv(const std::string& output);
 // The marker kernel's name, and the launch number a marker row carries (its grid size minus one; -1: not a marker).
 inline constexpr const char* kProfileMarkerKernel = "gpulab_profile_marker";
 int marker_launch_index(const NcuRow& row);
+
+// The child's account of its launches (its "[gpulab-profile] launch <i>\t<role>\t<suite>\t<instance>\t<call>" and
+// "failed <i>\t<what>" lines), in index order; *expert_why: why it ran no expert launch, where it said so.
+std::vector<ProfiledLaunch> launches_of_child_log(const std::string& child_out, std::string* expert_why);
 
 // Groups rows into launches: each row after the marker of launch i (and before the next marker) is launch i's.
 // `names` gives each launch's (suite, instance, call) in index order.

@@ -5,12 +5,17 @@
 // the diagnoses (access_diagnosis.h) are computed from these figures, never guessed from the code.
 //
 // Report.GpuProfile (0 points, "run_in": "gpu", registered from lab.json like Report.AccessAnalysis) prints one
-// table per lab, the student's kernels beside the reference's and the expert's where the build has them, and
-// records it in the test's properties (summary.json). A speed test that fails names the measured causes of its
-// timed launch first (speed_diagnosis below).
+// table per lab: each timed launch of the student's, then the reference's kernels through the same launch code, then
+// the expert's kernel where the lab registered one beside that launch (gpu_profile.h, add_expert_launches: one timed
+// size per suite) and the build has the expert; where it has none, one line says why ("expert: not profiled: ...").
+// It records the table (report_table, which the class feedback and Gradescope render), gpu_profile.json (rows by
+// role, "expert_why"), expert_profile (the expert's part in one line) in the test's properties (summary.json), and
+// draws the three kernels side by side, figure by figure (gpulab_plot.py gpu-profile). A speed test that fails names
+// the measured causes of its timed launch first (speed_diagnosis below).
 #pragma once
 
 #include "gpulab/access_diagnosis.h"
+#include "gpulab/launch_geometry.h"
 #include "gpulab/launch_recorder.h"
 
 #include <string>
@@ -50,7 +55,7 @@ struct GpuKernelFigures {
 std::string speed_diagnosis(const std::string& suite, const std::string& instance,
                             const std::vector<RecordedLaunch>& launches);
 
-// The same from a given profile (the grader's own tests). `role`: "yours" or "reference".
+// The same from a given profile (the grader's own tests). `role`: "yours", "reference" or "expert".
 GpuKernelFigures figures_of(const GpuProfile& profile, const std::string& suite, const std::string& instance,
                             const std::string& role);
 std::string speed_diagnosis(const GpuProfile& profile, const std::string& suite, const std::string& instance,
@@ -61,8 +66,19 @@ std::string speed_diagnosis(const GpuProfile& profile, const std::string& suite,
 // disagree beyond the stated slack into *disagreements.
 std::string gpu_beside_cpu_table(const std::vector<AccessFigures>& rows, int* disagreements);
 
-// The table Report.GpuProfile prints.
-std::string gpu_profile_table(const std::vector<GpuKernelFigures>& rows, const std::string& device);
+// The table Report.GpuProfile prints; `expert_why` (GpuProfile::expert_why), where given, is its one line on why no
+// expert kernel is beside the others.
+std::string gpu_profile_table(const std::vector<GpuKernelFigures>& rows, const std::string& device,
+                              const std::string& expert_why = "");
+
+// The table's rows: for each timed launch, the student's kernels, then the reference's and the expert's where the
+// profile ran them beside it.
+std::vector<GpuKernelFigures> gpu_profile_rows(const GpuProfile& profile, const std::vector<GeometryCheck>& timed);
+
+// gpu_profile.json (what the plot draws and summary.json's gpu_profile_json holds): "device", "lab", "expert_why" and
+// one object per row, by role.
+std::string gpu_profile_json(const std::vector<GpuKernelFigures>& rows, const std::string& device,
+                             const std::string& expert_why);
 
 // Called by the grader's main() after register_geometry_checks(): registers Report.GpuProfile where lab.json lists it.
 void register_gpu_profile_report();

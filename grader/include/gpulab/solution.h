@@ -41,6 +41,10 @@ void set_companion_references(const std::map<std::string, std::string>& by_lab);
 const void* load_companion_api(const std::string& lab);
 // Whether gpulab-grade handed over a library under this name (another lab's reference, "<lab>/expert").
 bool companion_handed_over(const std::string& name);
+// The path handed over under this name; "" when none was. The GPU profile hands the expert's to its child
+// (gpu_profile.h), which adds it under the same name (add_companion_reference) before it loads it.
+std::string companion_path(const std::string& name);
+void add_companion_reference(const std::string& name, const std::string& path);
 
 template <typename Api>
 const Api& companion_api(const std::string& lab) {

@@ -30,6 +30,8 @@ INSTANTIATE_TEST_SUITE_P(Sizes, StepScope, testing::ValuesIn(sizes_of("step")), 
 INSTANTIATE_TEST_SUITE_P(Sizes, Boundary, testing::ValuesIn(sizes_of("boundary")), size_name);
 // launch_step at the timed size, in a dry run: an instance of Step.MatchesOracle.
 const bool kTimedGeometry = gpulab::add_geometry_checks(timed_geometry_checks);
+// The expert's step beside it in the GPU profile (Report.GpuProfile), where the build has the expert.
+const bool kExpertProfile = gpulab::add_expert_launches(expert_profile_launches);
 
 // ---- The host code ------------------------------------------------------------------------------------
 

@@ -1,8 +1,9 @@
 // Lab 01's timed tests: the step kernel against the reference's in one run (Speed.StepThroughput), on the
 // roofline beside the reference's and the expert's (Report.Roofline), and its launch at the timed size checked
-// in a dry run (an instance of Step.MatchesOracle).
+// in a dry run (an instance of Step.MatchesOracle); the expert's step beside it in the GPU profile.
 #pragma once
 
+#include "gpulab/gpu_profile.h"
 #include "gpulab/launch_geometry.h"
 
 #include <vector>
@@ -12,5 +13,6 @@ namespace heat_rod_grading {
 void check_step_speed();
 void report_roofline();
 std::vector<gpulab::GeometryCheck> timed_geometry_checks();
+std::vector<gpulab::ExpertLaunch> expert_profile_launches();
 
 }  // namespace heat_rod_grading

@@ -3,9 +3,15 @@
 // beside the reference's and the expert's (Report.Roofline).
 #pragma once
 
+#include "gpulab/gpu_profile.h"
+
+#include <vector>
+
 namespace heat_2d_grading {
 
 void check_step_speed(int kernel);
 void report_roofline();
+// The expert's step beside the timed TiledStep launch in the GPU profile (Report.GpuProfile).
+std::vector<gpulab::ExpertLaunch> expert_profile_launches();
 
 }  // namespace heat_2d_grading

@@ -5,9 +5,15 @@
 
 #include "blur_grading.h"
 
+#include "gpulab/gpu_profile.h"
+
+#include <vector>
+
 namespace gaussian_blur_grading {
 
 void check_speed(Kernel k);
 void report_roofline();
+// The expert's blur beside the timed Tiled launch in the GPU profile (Report.GpuProfile).
+std::vector<gpulab::ExpertLaunch> expert_profile_launches();
 
 }  // namespace gaussian_blur_grading

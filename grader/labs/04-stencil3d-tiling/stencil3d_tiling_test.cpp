@@ -43,6 +43,9 @@ const bool kTimedGeometry = gpulab::add_geometry_checks([] {
     for (auto& check : timed_geometry_checks(Technique::tiled, "TiledStencil")) checks.push_back(std::move(check));
     return checks;
 });
+// The expert stencil beside the tiled kernel in the GPU profile, where the build has the expert.
+const bool kExpertProfile =
+    gpulab::add_expert_launches([] { return expert_profile_launches(Technique::tiled, "TiledStencil"); });
 INSTANTIATE_TEST_SUITE_P(Sizes, TiledStencil, testing::ValuesIn(correctness_cases()), case_name);
 
 TEST(Technique, SharedMemoryTile) {

@@ -22,6 +22,9 @@ INSTANTIATE_TEST_SUITE_P(Sizes, CoarsenedStencil, testing::ValuesIn(correctness_
 // The kernel at the timed sizes, in a dry run: instances of CoarsenedStencil.MatchesOracle.
 const bool kTimedGeometry =
     gpulab::add_geometry_checks([] { return timed_geometry_checks(Technique::coarsened, "CoarsenedStencil"); });
+// The expert stencil beside it in the GPU profile, where the build has the expert.
+const bool kExpertProfile =
+    gpulab::add_expert_launches([] { return expert_profile_launches(Technique::coarsened, "CoarsenedStencil"); });
 
 TEST(Technique, CoarsenedInZ) { check_structure(kTechnique); }
 TEST(Technique, ComputesFromSharedPlanes) { check_reads(kTechnique); }

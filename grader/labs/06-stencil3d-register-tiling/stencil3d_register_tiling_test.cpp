@@ -22,6 +22,9 @@ INSTANTIATE_TEST_SUITE_P(Sizes, RegisterTiledStencil, testing::ValuesIn(correctn
 // The kernel at the timed sizes, in a dry run: instances of RegisterTiledStencil.MatchesOracle.
 const bool kTimedGeometry =
     gpulab::add_geometry_checks([] { return timed_geometry_checks(Technique::register_tiled, "RegisterTiledStencil"); });
+// The expert stencil beside it in the GPU profile, where the build has the expert.
+const bool kExpertProfile =
+    gpulab::add_expert_launches([] { return expert_profile_launches(Technique::register_tiled, "RegisterTiledStencil"); });
 
 TEST(Technique, RegisterTiling) { check_structure(kTechnique); }
 TEST(Technique, ComputesFromSharedPlane) { check_reads(kTechnique); }

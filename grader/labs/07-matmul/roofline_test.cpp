@@ -9,6 +9,7 @@
 #include "gpulab/cuda_check.h"
 #include "gpulab/expert.h"
 #include "gpulab/fresh_inputs.h"
+#include "gpulab/gpu_profile.h"
 #include "gpulab/grader_test.h"
 #include "gpulab/guarded_array.h"
 #include "gpulab/roofline.h"
@@ -18,6 +19,20 @@
 namespace {
 
 using namespace matmul_grading;
+
+// The expert SGEMM in the GPU profile (gpulab/gpu_profile.h, Report.GpuProfile), beside the tiled kernel's timed launch
+// at the roofline's size (cublas.size, one of the timed sizes): its contract is launch_matmul_tiled's (B not
+// transposed), so TiledBt gets none (the same product on a transposed B's buffers would replay the same kernel
+// under ncu for the same figures), and one size only (gpu_profile.h says why).
+const bool kExpertProfile = gpulab::add_expert_launches([] {
+    const int n = section("cublas").at("size");
+    return std::vector<gpulab::ExpertLaunch>{gpulab::expert_launch<MatmulExpertApi>(
+        "Tiled", "N" + std::to_string(n), "expert::launch_sgemm(m=" + std::to_string(n) + ", n=" + std::to_string(n) +
+                                                 ", k=" + std::to_string(n) + ")",
+        [n](const MatmulExpertApi& expert, const std::vector<void*>& b) {
+            expert.sgemm(static_cast<const float*>(b[0]), static_cast<const float*>(b[1]), static_cast<float*>(b[2]), n, n, n);
+        })};
+});
 
 TEST(Report, Roofline) {
     GPULAB_REQUIRE_GPU();

@@ -241,11 +241,14 @@ void roofline(const StencilCase& param) {
 
 // The speed test's call at one timed size: the same launch function, sizes, buffer sizes and weights
 // (timed_coefficients), so what the technique tests count of it is what the speed test times.
+// The timed launch's instance name: "512x512x512_float".
+std::string timed_instance(const StencilCase& c) { return c.g.name() + "_" + precision_name(c.precision); }
+
 template <typename T>
 gpulab::GeometryCheck geometry_check(Technique t, const char* suite, const StencilCase& c) {
     const Grid3 g = c.g;
     const Coeffs<T> weights = oracle::narrow<T>(timed_coefficients(t, c));
-    return {suite, "MatchesOracle", g.name() + "_" + precision_name(c.precision), call_name(t, c.precision, g),
+    return {suite, "MatchesOracle", timed_instance(c), call_name(t, c.precision, g),
             {g.cells() * sizeof(T), g.cells() * sizeof(T)}, [t, g, weights](const std::vector<void*>& b) {
                 student().of(t).get<T>()(static_cast<const T*>(b[0]), static_cast<T*>(b[1]), g.nx, g.ny, g.nz, weights);
             }};
@@ -344,6 +347,23 @@ std::vector<gpulab::GeometryCheck> timed_geometry_checks(Technique t, const char
     for (const StencilCase& c : speed_cases())
         checks.push_back(c.precision == Precision::f64 ? geometry_check<double>(t, suite, c) : geometry_check<float>(t, suite, c));
     return checks;
+}
+
+// One timed size only (gpu_profile.h says why): the roofline's, the first float case (512^3 float in the three labs;
+// the 449^3 and double cases would replay the same kernel under ncu for figures the first already shows), with the
+// timed launch's weights.
+std::vector<gpulab::ExpertLaunch> expert_profile_launches(Technique t, const char* suite) {
+    for (const StencilCase& c : speed_cases()) {
+        if (c.precision != Precision::f32) continue;
+        const Grid3 g = c.g;
+        const Coeffs<float> weights = oracle::narrow<float>(timed_coefficients(t, c));
+        return {gpulab::expert_launch<Stencil3dExpertApi>(
+            suite, timed_instance(c), "expert::launch_stencil3d at " + g.name() + " (float)",
+            [g, weights](const Stencil3dExpertApi& expert, const std::vector<void*>& b) {
+                expert.stencil.f32(static_cast<const float*>(b[0]), static_cast<float*>(b[1]), g.nx, g.ny, g.nz, weights);
+            })};
+    }
+    return {};
 }
 
 void report_progression() {

@@ -4,6 +4,7 @@
 
 #include "stencil_check.h"
 
+#include "gpulab/gpu_profile.h"
 #include "gpulab/launch_geometry.h"
 
 namespace stencil3d_grading {
@@ -19,6 +20,10 @@ void check_speed(Technique t, const StencilCase& c);
 // The student's kernel of technique `t` at every timed size, as instances of `suite`.MatchesOracle checked in
 // a dry run (gpulab/launch_geometry.h).
 std::vector<gpulab::GeometryCheck> timed_geometry_checks(Technique t, const char* suite);
+
+// The expert stencil in the GPU profile (Report.GpuProfile), beside the student's timed launch of `suite` at the
+// roofline's size (the first float speed case).
+std::vector<gpulab::ExpertLaunch> expert_profile_launches(Technique t, const char* suite);
 
 // Report.Progression: naive -> tiled -> coarsened -> register-tiled at lab.json "progression" sizes,
 // the student's kernels where this lab has them and every technique's reference (another lab's, for

@@ -294,10 +294,15 @@ void report_access_analysis() {
     std::string table = access_table(rows);
     // On a machine whose GPU can be profiled: the GPU's counters of the same launches beside these figures.
     int disagreements = 0;
-    const std::string beside = gpu_beside_cpu_table(rows, &disagreements);
+    std::vector<std::string> disagreeing;
+    const std::string beside = gpu_beside_cpu_table(rows, &disagreements, &disagreeing);
     if (!beside.empty()) {
         table += beside;
+        // The runner holds the reference and right/ and slow/ variants to agreement (requirements.cpp).
         testing::Test::RecordProperty("gpu_disagreements", disagreements);
+        std::string listed;
+        for (const std::string& d : disagreeing) listed += (listed.empty() ? "" : "; ") + d;
+        testing::Test::RecordProperty("gpu_disagreement_rows", listed);
     }
     std::printf("%s", table.c_str());
     testing::Test::RecordProperty("report_table", table);

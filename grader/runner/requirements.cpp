@@ -5,6 +5,7 @@
 #include "gpulab/lab_config.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <set>
 
@@ -91,6 +92,36 @@ int check_expectations(const LabScore& lab, const std::string& expect_file) {
     return verdict;
 }
 
+// Issue 35, item 3: where this machine's GPU was profiled beside CPU execution mode (Report.AccessAnalysis recorded
+// gpu_disagreements), the two must agree: sectors per request and bank conflicts are deterministic for a kernel,
+// so a disagreement is a fault of CPU mode's model (or of the profile), which would otherwise give students wrong
+// figures and wrong causes without a GPU. Held for the reference and the right/ and slow/ variants: the kernels the
+// project vouches for, correct code in styles students write. wrong/ and cheats/ are exempt: a cheat may run other
+// code on the GPU than in CPU execution mode by design (a __CUDA_ARCH__ branch, a launch that sniffs the size or the
+// machine), and a planted bug's kernel may race or read out of bounds, so its accesses differ between the two runs.
+// Without a GPU the property is absent and nothing is checked.
+bool held_to_gpu_agreement(const std::string& requirement, const Solution& solution) {
+    if (requirement == "full") return true;
+    return solution.name.rfind("right/", 0) == 0 || solution.name.rfind("slow/", 0) == 0;
+}
+
+int check_gpu_agreement(const LabScore& lab) {
+    int verdict = kGraded;
+    for (const IdScore& s : lab.ids) {
+        if (!s.properties.contains("gpu_disagreements")) continue;
+        const Json& v = s.properties.at("gpu_disagreements");
+        long long n = 0;
+        if (v.is_number_integer()) n = v.get<long long>();
+        else if (v.is_string()) n = std::atoll(v.get<std::string>().c_str());
+        if (n <= 0) continue;
+        std::cout << "  REQUIREMENT NOT MET: " << s.id << ": CPU execution mode's access analysis and the GPU's counters "
+                  << "disagree on " << n << " launch" << (n == 1 ? "" : "es") << " (CPU / GPU): "
+                  << s.properties.value("gpu_disagreement_rows", std::string("(not listed)")) << "\n";
+        verdict = kRequirementNotMet;
+    }
+    return verdict;
+}
+
 }  // namespace
 
 int check_requirement(const std::string& requirement, const LabScore& lab, const Solution& solution) {
@@ -128,7 +159,7 @@ int check_requirement(const std::string& requirement, const LabScore& lab, const
                 std::cout << "  REQUIREMENT NOT MET: " << s.id << " did not get full marks\n";
                 return kRequirementNotMet;
             }
-        return kGraded;
+        return check_gpu_agreement(lab);
     }
     if (requirement == "starter") {
         for (const IdScore& s : lab.ids)
@@ -148,7 +179,8 @@ int check_requirement(const std::string& requirement, const LabScore& lab, const
             std::cout << "  --require expected needs a planted-bug solution (wrong/...)\n";
             return kUsageError;
         }
-        return check_expectations(lab, solution.expect);
+        const int verdict = check_expectations(lab, solution.expect);
+        return held_to_gpu_agreement(requirement, solution) ? combine(verdict, check_gpu_agreement(lab)) : verdict;
     }
     std::cout << "unknown --require " << requirement << "\n";
     return kUsageError;

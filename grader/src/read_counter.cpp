@@ -54,13 +54,19 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
     gpulab::cpu::BlockSample cpu_sample;
     if (sample) cpu_sample = gpulab::cpu::BlockSample{sample->count, sample->seed};
     gpulab::cpu::CountOptions options;
-    if (shared) options.shared = shared->on, options.shared_faults_per_block = shared->faults_per_block;
+    if (shared) {
+        options.shared = shared->on, options.shared_faults_per_block = shared->faults_per_block;
+        options.shared_blocks_per_class = shared->blocks_per_class;
+        options.shared_least_class_share = shared->least_class_share;
+    }
     gpulab::cpu::AccessCount c =
         gpulab::cpu::count_device_accesses(cpu_ranges, work, sample ? &cpu_sample : nullptr, &options);
-    const gpulab::cpu::SharedCount& sc = c.shared;
-    result.shared = SharedCount{sc.counted,         sc.loads,           sc.stores,          sc.bytes_read,
-                                sc.bytes_written,   sc.load_requests,   sc.load_wavefronts, sc.load_conflicts,
-                                sc.store_requests,  sc.store_wavefronts, sc.store_conflicts, sc.blocks_capped};
+    auto convert_shared = [](const gpulab::cpu::SharedCount& sc) {
+        return SharedCount{sc.counted,         sc.loads,           sc.stores,          sc.bytes_read,
+                           sc.bytes_written,   sc.load_requests,   sc.load_wavefronts, sc.load_conflicts,
+                           sc.store_requests,  sc.store_wavefronts, sc.store_conflicts, sc.blocks_capped};
+    };
+    result.shared = convert_shared(c.shared);
     auto convert = [](const gpulab::cpu::RangeCount& r) {
         return RangeCount{r.loads,         r.stores,         r.bytes_read,     r.bytes_written, r.host_bytes_read,
                           r.load_requests, r.load_sectors,   r.store_requests, r.store_sectors, r.load_lanes,
@@ -80,6 +86,7 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
         out.sampled = l.sampled;
         for (const uint3& b : l.blocks) out.blocks.push_back(dim3(b.x, b.y, b.z));
         for (const auto& r : l.block_counts) out.block_counts.push_back(convert(r));
+        for (const auto& r : l.block_shared) out.block_shared.push_back(convert_shared(r));
         out.range_count = l.range_count;
         result.counted_launches.push_back(std::move(out));
     }

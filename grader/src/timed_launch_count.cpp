@@ -41,6 +41,21 @@ void subtract(RangeCount& a, const RangeCount& b) {
     a.store_requests -= b.store_requests, a.store_sectors -= b.store_sectors, a.store_lanes -= b.store_lanes;
 }
 
+void add_weighted(WholeGridShared& e, const SharedCount& c, double w) {
+    e.bytes_read += w * double(c.bytes_read), e.bytes_written += w * double(c.bytes_written);
+    e.load_requests += w * double(c.load_requests), e.load_wavefronts += w * double(c.load_wavefronts);
+    e.load_conflicts += w * double(c.load_conflicts);
+    e.store_requests += w * double(c.store_requests), e.store_wavefronts += w * double(c.store_wavefronts);
+    e.store_conflicts += w * double(c.store_conflicts);
+}
+
+void subtract(SharedCount& a, const SharedCount& b) {
+    a.bytes_read -= b.bytes_read, a.bytes_written -= b.bytes_written;
+    a.load_requests -= b.load_requests, a.load_wavefronts -= b.load_wavefronts, a.load_conflicts -= b.load_conflicts;
+    a.store_requests -= b.store_requests, a.store_wavefronts -= b.store_wavefronts;
+    a.store_conflicts -= b.store_conflicts;
+}
+
 }  // namespace
 
 WholeGridCount estimate_whole_grid(const AccessCount& count, const std::vector<unsigned>& page_every) {
@@ -49,6 +64,7 @@ WholeGridCount estimate_whole_grid(const AccessCount& count, const std::vector<u
     out.ranges.assign(nr, WholeGridEstimate{});
     // What no recorded block did (launches that ran whole without block records): counted as it ran.
     std::vector<RangeCount> rest = count.ranges;
+    SharedCount shared_rest = count.shared;
     for (const CountedLaunch& l : count.counted_launches) {
         out.grid_blocks += l.grid_blocks;
         if (l.blocks.empty() || l.range_count != nr) {
@@ -59,8 +75,11 @@ WholeGridCount estimate_whole_grid(const AccessCount& count, const std::vector<u
         auto class_of = [&](const dim3& b) {
             return class_in(b.x, g[0]) + 3 * class_in(b.y, g[1]) + 9 * class_in(b.z, g[2]);
         };
-        unsigned long long sampled[27] = {};
-        for (const dim3& b : l.blocks) ++sampled[class_of(b)];
+        unsigned long long sampled[27] = {}, shared_sampled[27] = {};
+        for (std::size_t i = 0; i < l.blocks.size(); ++i) {
+            ++sampled[class_of(l.blocks[i])];
+            if (i < l.block_shared.size() && l.block_shared[i].counted) ++shared_sampled[class_of(l.blocks[i])];
+        }
         for (int k = 0; k < 27; ++k) {
             if (!sampled[k]) continue;
             out.covered_blocks += blocks_in(k % 3, g[0]) * blocks_in(k / 3 % 3, g[1]) * blocks_in(k / 9, g[2]);
@@ -72,8 +91,13 @@ WholeGridCount estimate_whole_grid(const AccessCount& count, const std::vector<u
                 add_weighted(out.ranges[r], l.at(i, r), size / double(sampled[k]));
                 subtract(rest[r], l.at(i, r));
             }
+            if (i < l.block_shared.size() && l.block_shared[i].counted) {
+                add_weighted(out.shared, l.block_shared[i], size / double(shared_sampled[k]));
+                subtract(shared_rest, l.block_shared[i]);
+            }
         }
     }
+    add_weighted(out.shared, shared_rest, 1.0);
     for (std::size_t r = 0; r < nr; ++r) {
         add_weighted(out.ranges[r], rest[r], 1.0);
         const double every = r < page_every.size() ? std::max(1u, page_every[r]) : 1u;

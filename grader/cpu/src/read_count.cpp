@@ -65,6 +65,9 @@ struct CountState {
   bool count_shared = false;
   std::vector<Span> shared;           // sorted
   unsigned long long shared_budget = 0, shared_left = 0;  // faults per block, and what is left of them
+  unsigned long long shared_per_class = 0;                // CountOptions::shared_blocks_per_class
+  double shared_least_share = 0;                          // CountOptions::shared_least_class_share
+  unsigned long long class_blocks[27] = {};               // the running launch's shared-counted blocks per class
   bool shared_open = false;           // the block spent its budget: its shared pages stay open until it ends
   SharedCount shared_totals;
 };
@@ -138,13 +141,19 @@ void set_shared_open(bool open);
 // The requests are nvcc's instructions, but the instructions that fault here are g++'s, and g++ -O3 emits other
 // ones: it merges neighbouring byte or halfword accesses into one wider access (a pixel's 3 channel bytes
 // copied by memmove as a 2-byte and a 1-byte access, the 2-byte one straddling two words where the pixel
-// starts at byte 4k+2), and may vectorise. nvcc issues one LDS.U8/STS.U8 per channel byte, each a
-// request whose lanes touch one word each. The emulator does not know the element type of the source, only
-// each access's width and alignment, so the rule is:
-//  * An access of 8 bytes aligned to 8, or 16 aligned to 16, is a vector access (float2/float4, nvcc's
-//    LDS.64/LDS.128): one request, served as the hardware serves it, in phases of 16 lanes (8-byte) or 8 lanes
-//    (16-byte), each phase in as many wavefronts as the most distinct words one bank must deliver to its lanes.
-//    32 lanes reading consecutive float4 take 4 wavefronts, the fewest for 512 bytes: no conflicts.
+// starts at byte 4k+2), and may vectorise (two neighbouring doubles in one movupd). nvcc issues one LDS.U8/STS.U8
+// per channel byte, each a request whose lanes touch one word each, and one LDS.64 per double. The emulator does
+// not know the element type of the source, only each access's width and address, so the rule is decided per
+// warp request, from all its lanes' accesses (the instruction's width, and the alignment every lane has): never
+// from one lane's address, which differs between lanes of one instruction (a movupd of tile[..][tx-1..tx] is
+// 16-aligned in every other lane).
+//  * An access of 8 bytes aligned to 8 in every lane, or 16 aligned to 16 in every lane, is a vector access
+//    (double, float2, float4: nvcc's LDS.64/LDS.128): one request, served as the hardware serves it, in phases of
+//    16 lanes (8-byte) or 8 lanes (16-byte), each phase in as many wavefronts as the most distinct words one bank
+//    must deliver to its lanes. 32 lanes reading consecutive float4 take 4 wavefronts, the fewest for 512 bytes:
+//    no conflicts.
+//  * A 16-byte access aligned to 8 in every lane (and to 16 in not every lane) is two merged 8-byte elements:
+//    two LDS.64 requests, bytes 0-7 and 8-15 of each lane, each served as above.
 //  * Any other access is what nvcc would do as one access per byte, at its j-th byte for j = 0..width-1: the
 //    j-th sub-request takes from each lane the word holding its j-th byte. Sub-requests whose words are the
 //    same as an earlier one's count once: an aligned 4-byte (or narrower, inside one word) access is one
@@ -153,29 +162,26 @@ void set_shared_open(bool open);
 //    (two floats merged) is two requests, as nvcc's two LDS.32.
 // A sub-request's (or a phase's) fewest wavefronts is one per 32 distinct words; those above it are conflicts.
 struct SharedPiece {
-  uint32_t part;  // the byte j of a non-vector access, or kVectorPart + the lane's phase
+  uint32_t part;  // the byte j of a non-vector access, or the lane's phase of a vector access
   uint64_t word;
   bool operator<(const SharedPiece& o) const { return part != o.part ? part < o.part : word < o.word; }
   bool operator==(const SharedPiece& o) const { return part == o.part && word == o.word; }
 };
-constexpr uint32_t kVectorPart = 1u << 16;
+struct LaneAccess {
+  uint32_t lane;  // in its warp, 0..31
+  uintptr_t lo, hi;
+};
 struct SharedRequests {
   std::unordered_map<uint64_t, uint32_t> times;
-  std::unordered_map<RequestKey, std::vector<SharedPiece>, RequestKeyHash> pieces[2];  // per direction
+  std::unordered_map<RequestKey, std::vector<LaneAccess>, RequestKeyHash> accesses[2];  // per direction
 } g_shared_requests;
+SharedCount* g_block_shared = nullptr;  // the running block's shared counts (null: not recorded)
 
 void note_shared_request(uintptr_t ip, uintptr_t lo, uintptr_t hi, int dir) {
   const uint3 t = gpulab_cpu_tls.thread_idx, b = gpulab_cpu_tls.block_dim;
   const uint32_t linear = t.x + b.x * (t.y + b.y * t.z);
   const uint32_t nth = g_shared_requests.times[(uint64_t(ip) << 12) ^ (uint64_t(linear) << 1) ^ uint64_t(dir)]++;
-  std::vector<SharedPiece>& pieces = g_shared_requests.pieces[dir][RequestKey{ip, linear / 32, nth}];
-  const uintptr_t width = hi - lo;
-  if ((width == 8 || width == 16) && lo % width == 0) {
-    const uint32_t phase = (linear % 32) / (width == 8 ? 16 : 8);
-    for (uint64_t w = lo >> 2; w <= (hi - 1) >> 2; ++w) pieces.push_back(SharedPiece{kVectorPart + phase, w});
-  } else {
-    for (uintptr_t j = 0; j < width; ++j) pieces.push_back(SharedPiece{uint32_t(j), uint64_t((lo + j) >> 2)});
-  }
+  g_shared_requests.accesses[dir][RequestKey{ip, linear / 32, nth}].push_back(LaneAccess{linear % 32, lo, hi});
 }
 
 // The most distinct words one bank must deliver, of n sorted distinct words.
@@ -186,72 +192,118 @@ unsigned most_per_bank(const SharedPiece* p, size_t n) {
   return most;
 }
 
+// Wavefronts and their fewest of one request, its pieces grouped by part (each part a phase or a sub-request).
+struct Served {
+  unsigned long long wavefronts = 0, fewest = 0;
+};
+void sort_pieces(std::vector<SharedPiece>& pieces) {
+  std::sort(pieces.begin(), pieces.end());
+  pieces.erase(std::unique(pieces.begin(), pieces.end()), pieces.end());
+}
+
+// One LDS.64/LDS.128 of `width` bytes at offset `skip` of each lane's access: phases of 128 / width lanes.
+Served serve_vector(const std::vector<LaneAccess>& lanes, uintptr_t skip, uintptr_t width) {
+  std::vector<SharedPiece> pieces;
+  for (const LaneAccess& a : lanes) {
+    const uint32_t phase = a.lane / uint32_t(128 / width);
+    for (uint64_t w = (a.lo + skip) >> 2; w <= (a.lo + skip + width - 1) >> 2; ++w) pieces.push_back(SharedPiece{phase, w});
+  }
+  sort_pieces(pieces);
+  Served s;
+  for (size_t i = 0; i < pieces.size();) {
+    size_t e = i;
+    while (e < pieces.size() && pieces[e].part == pieces[i].part) ++e;
+    s.wavefronts += most_per_bank(&pieces[i], e - i);
+    s.fewest += (e - i + 31) / 32;
+    i = e;
+  }
+  return s;
+}
+
 void fold_shared_requests() {
-  SharedCount& c = g.shared_totals;
-  auto add = [&c](int dir, unsigned long long wavefronts, unsigned long long fewest) {
-    (dir ? c.store_requests : c.load_requests) += 1;
-    (dir ? c.store_wavefronts : c.load_wavefronts) += wavefronts;
-    (dir ? c.store_conflicts : c.load_conflicts) += wavefronts - fewest;
+  auto add = [](int dir, const Served& s) {
+    for (SharedCount* c : {&g.shared_totals, g_block_shared}) {
+      if (!c) continue;
+      (dir ? c->store_requests : c->load_requests) += 1;
+      (dir ? c->store_wavefronts : c->load_wavefronts) += s.wavefronts;
+      (dir ? c->store_conflicts : c->load_conflicts) += s.wavefronts - s.fewest;
+    }
   };
   for (int dir = 0; dir < 2; ++dir) {
-    for (auto& [key, pieces] : g_shared_requests.pieces[dir]) {
-      std::sort(pieces.begin(), pieces.end());
-      pieces.erase(std::unique(pieces.begin(), pieces.end()), pieces.end());
+    for (auto& [key, lanes] : g_shared_requests.accesses[dir]) {
+      // The instruction's width (one per instruction), and the alignment every lane's access has.
+      uintptr_t width = 0;
+      bool same_width = true, aligned_to_width = true, aligned_to_8 = true;
+      for (const LaneAccess& a : lanes) {
+        const uintptr_t w = a.hi - a.lo;
+        same_width = same_width && (width == 0 || w == width);
+        width = std::max(width, w);
+        aligned_to_width = aligned_to_width && a.lo % w == 0;
+        aligned_to_8 = aligned_to_8 && a.lo % 8 == 0;
+      }
+      if (same_width && (width == 8 || width == 16) && aligned_to_width) {
+        add(dir, serve_vector(lanes, 0, width));
+        continue;
+      }
+      if (same_width && width == 16 && aligned_to_8) {
+        add(dir, serve_vector(lanes, 0, 8));
+        add(dir, serve_vector(lanes, 8, 8));
+        continue;
+      }
+      std::vector<SharedPiece> pieces;
+      for (const LaneAccess& a : lanes)
+        for (uintptr_t j = 0; j < a.hi - a.lo; ++j) pieces.push_back(SharedPiece{uint32_t(j), uint64_t((a.lo + j) >> 2)});
+      sort_pieces(pieces);
       std::vector<std::pair<size_t, size_t>> counted;  // sub-requests counted: [begin, end) in pieces
-      unsigned long long vector_wavefronts = 0, vector_fewest = 0;
       for (size_t i = 0; i < pieces.size();) {
         size_t e = i;
         while (e < pieces.size() && pieces[e].part == pieces[i].part) ++e;
-        const unsigned most = most_per_bank(&pieces[i], e - i);
-        const unsigned long long fewest = (e - i + 31) / 32;
-        if (pieces[i].part >= kVectorPart) {
-          vector_wavefronts += most;
-          vector_fewest += fewest;
-        } else {
-          bool same = false;  // the same words as a sub-request already counted
-          for (const auto& [cb, ce] : counted)
-            same = same || (ce - cb == e - i && std::equal(pieces.begin() + i, pieces.begin() + e, pieces.begin() + cb,
-                                                           [](const SharedPiece& x, const SharedPiece& y) {
-                                                             return x.word == y.word;
-                                                           }));
-          if (!same) {
-            counted.emplace_back(i, e);
-            add(dir, most, fewest);
-          }
+        bool same = false;  // the same words as a sub-request already counted
+        for (const auto& [cb, ce] : counted)
+          same = same || (ce - cb == e - i && std::equal(pieces.begin() + i, pieces.begin() + e, pieces.begin() + cb,
+                                                         [](const SharedPiece& x, const SharedPiece& y) {
+                                                           return x.word == y.word;
+                                                         }));
+        if (!same) {
+          counted.emplace_back(i, e);
+          add(dir, Served{most_per_bank(&pieces[i], e - i), (e - i + 31) / 32});
         }
         i = e;
       }
-      if (vector_wavefronts) add(dir, vector_wavefronts, vector_fewest);
     }
-    g_shared_requests.pieces[dir].clear();
+    g_shared_requests.accesses[dir].clear();
   }
   g_shared_requests.times.clear();
 }
 
 // A shared-memory access of a CUDA thread (the page is one of g.shared).
 void account_shared(const MemAccess* acc, int n, uintptr_t ip) {
-  SharedCount& c = g.shared_totals;
   bool load = false, store = false;
+  unsigned long long read = 0, written = 0;
   for (int i = 0; i < n; ++i) {
     if (!in_shared(acc[i].addr)) continue;
     const uintptr_t lo = acc[i].addr, hi = acc[i].addr + acc[i].size;
     if (acc[i].read) {
       load = true;
-      c.bytes_read += hi - lo;
+      read += hi - lo;
       note_shared_request(ip, lo, hi, 0);
     }
     if (acc[i].write) {
       store = true;
-      c.bytes_written += hi - lo;
+      written += hi - lo;
       note_shared_request(ip, lo, hi, 1);
     }
   }
-  c.loads += load;
-  c.stores += store;
-  if (g.shared_left > 0 && --g.shared_left == 0) {
-    ++c.blocks_capped;  // the rest of this block runs with its shared pages open
-    set_shared_open(true);
+  const bool capped = g.shared_left > 0 && --g.shared_left == 0;
+  for (SharedCount* c : {&g.shared_totals, g_block_shared}) {
+    if (!c) continue;
+    c->bytes_read += read;
+    c->bytes_written += written;
+    c->loads += load;
+    c->stores += store;
+    c->blocks_capped += capped;
   }
+  if (capped) set_shared_open(true);  // the rest of this block runs with its shared pages open
 }
 
 // A static __shared__ slot mapped during the count (shared_arena.cpp, before anything is written to it).
@@ -487,9 +539,11 @@ void count_launch_begins(const LaunchSite& site, dim3 grid, dim3 block, std::vec
   if (to_run <= kMaxRecordedBlocks || rec.sampled) {
     rec.blocks.reserve(to_run);
     rec.block_counts.reserve(to_run * rec.range_count);
+    if (g.count_shared) rec.block_shared.reserve(to_run);
   }
   g.launches.push_back(std::move(rec));
   g.launch = &g.launches.back();
+  std::fill(std::begin(g.class_blocks), std::end(g.class_blocks), 0ull);
 }
 
 void count_block_begins(unsigned long long linear) {
@@ -502,6 +556,7 @@ void count_block_begins(unsigned long long linear) {
     g.shared_open = false;
   }
   ++g.blocks_run;
+  g_block_shared = nullptr;
   LaunchBlocks& l = *g.launch;
   if (!l.sampled && l.grid_blocks > kMaxRecordedBlocks) {
     g.block = nullptr;
@@ -512,12 +567,32 @@ void count_block_begins(unsigned long long linear) {
                            static_cast<unsigned>(linear / (1ull * gr.x * gr.y))});
   l.block_counts.resize(l.block_counts.size() + l.range_count);
   g.block = l.range_count ? &l.block_counts[l.block_counts.size() - l.range_count] : nullptr;
+  if (g.count_shared) {
+    l.block_shared.emplace_back();
+    // The block's class (per dimension: first, inner, last), for shared_blocks_per_class.
+    const uint3 at = l.blocks.back();
+    auto cls = [](unsigned i, unsigned n) { return i == 0 ? 0 : i + 1 == n ? 2 : 1; };
+    const int k = cls(at.x, gr.x) + 3 * cls(at.y, gr.y) + 9 * cls(at.z, gr.z);
+    auto in_class = [](int c, unsigned n) { return c == 1 ? (n > 2 ? n - 2 : 0) : 1u; };
+    const double share = double(in_class(k % 3, gr.x)) * in_class(k / 3 % 3, gr.y) * in_class(k / 9, gr.z) /
+                         double(l.grid_blocks);
+    if (l.sampled && g.shared_per_class &&
+        (g.class_blocks[k] >= g.shared_per_class || share < g.shared_least_share)) {
+      if (!g.paused) set_shared_open(true);  // this block's shared accesses are not counted
+      g.shared_open = true;
+      return;
+    }
+    ++g.class_blocks[k];
+    l.block_shared.back().counted = true;
+    g_block_shared = &l.block_shared.back();
+  }
 }
 
 void count_launch_ends() {
   if (g.active) fold_requests();
   if (g.active && g.count_shared) fold_shared_requests();
   g.block = nullptr;
+  g_block_shared = nullptr;
   g.launch = nullptr;
 }
 
@@ -644,6 +719,7 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
   g.ranges = std::move(spans);
   g.totals.assign(g.ranges.size(), RangeCount{});
   g.block = nullptr;
+  g_block_shared = nullptr;
   g.undecoded = 0;
   g.nstep = 0;
   g.freed = false;
@@ -659,6 +735,8 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
   g.shared_totals = SharedCount{};
   g.shared_totals.counted = g.count_shared;
   g.shared_budget = g.shared_left = options ? options->shared_faults_per_block : 0;
+  g.shared_per_class = options ? options->shared_blocks_per_class : 0;
+  g.shared_least_share = options ? options->shared_least_class_share : 0;
   g.shared_open = false;
   g_shared_requests = SharedRequests{};
   g_requests = BlockRequests{};
@@ -683,6 +761,7 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
       g.active = 0;
       g.nstep = 0;
       g.block = nullptr;
+      g_block_shared = nullptr;
       g.launch = nullptr;
       if (was_active) open_all();
       if (g.count_shared) set_shared_layout_observer(nullptr);

@@ -211,6 +211,87 @@ TEST_F(AccessCounter, SharedBankConflictsFollowNvccsAccessesNotTheHostCompilers)
   }
 }
 
+// Lab 04's one-thread-per-output-cell tile, [10][10][10] of doubles and 8x8x8 threads. A warp is 4 rows of 8
+// lanes; nvcc's LDS.64 serves it in two half-warp phases of 2 rows, 20 words apart: 32 words of which 4 banks
+// hold 2, so 2 wavefronts per phase, 4 per request against the fewest 2: 2 conflicts per load request (an H200
+// measured 2.03). Floats: one phase of 4 rows, 10 words apart, 6 banks hold 2: 1 conflict per request. However g++
+// groups the six neighbours into instructions, the figure per request is nvcc's.
+TEST_F(AccessCounter, SharedTile3dOfDoublesTwoConflictsPerLoad) {
+  gpulab::cpu::CountOptions shared;
+  shared.shared = true;
+  const auto h = random_floats(1000, 3);
+  for (bool is_double : {true, false}) {
+    DeviceBuffer<double> ind(1000), outd(512);
+    DeviceBuffer<float> inf(1000), outf(512);
+    std::vector<double> hd(h.begin(), h.end());
+    CUDA_OK(ind.upload(hd));
+    CUDA_OK(inf.upload(h));
+    AccessCount c = count_device_accesses(
+        {{is_double ? static_cast<const void*>(ind.get()) : static_cast<const void*>(inf.get()), 0}},
+        [&] {
+          ASSERT_EQ(is_double ? ac_tile3d_double(ind.get(), outd.get()) : ac_tile3d_float(inf.get(), outf.get()),
+                    cudaSuccess);
+        },
+        nullptr, &shared);
+    ASSERT_TRUE(c.supported) << c.why;
+    const gpulab::cpu::SharedCount& s = c.shared;
+    const char* type = is_double ? "double" : "float";
+    // 16 warps, 7 loads each, or fewer where g++ merged neighbours (each merged pair is still two requests).
+    EXPECT_GE(s.load_requests, 16u * 5) << type;
+    EXPECT_LE(s.load_requests, 16u * 7) << type;
+    EXPECT_EQ(s.load_conflicts, (is_double ? 2 : 1) * s.load_requests) << type;
+    EXPECT_EQ(s.load_wavefronts, (is_double ? 4 : 2) * s.load_requests) << type;
+    EXPECT_EQ(s.store_conflicts, 0u) << type;  // the fill: 32 consecutive elements per warp
+    // The block's own record holds the same counts (a class of the grid weighs its blocks' records).
+    ASSERT_EQ(c.launch_blocks.size(), 1u);
+    ASSERT_EQ(c.launch_blocks[0].block_shared.size(), 1u) << type;
+    EXPECT_EQ(c.launch_blocks[0].block_shared[0].load_conflicts, s.load_conflicts) << type;
+    EXPECT_EQ(c.launch_blocks[0].block_shared[0].load_requests, s.load_requests) << type;
+    EXPECT_EQ(c.launch_blocks[0].block_shared[0].bytes_read, s.bytes_read) << type;
+    // And the kernel computed what it computes.
+    const std::vector<double> gotd = is_double ? outd.download() : std::vector<double>();
+    const std::vector<float> gotf = is_double ? std::vector<float>() : outf.download();
+    for (int t = 0; t < 512; ++t) {
+      const int x = t % 8 + 1, y = t / 8 % 8 + 1, z = t / 64 + 1;
+      auto at = [&](int zz, int yy, int xx) { return double(h[(zz * 10 + yy) * 10 + xx]); };
+      const double want = at(z, y, x) + 2 * at(z, y, x - 1) + 3 * at(z, y, x + 1) + 4 * at(z, y - 1, x) +
+                          5 * at(z, y + 1, x) + 6 * at(z - 1, y, x) + 7 * at(z + 1, y, x);
+      const double got = is_double ? gotd[t] : double(gotf[t]);
+      ASSERT_NEAR(got, want, 1e-4 * (1 + std::abs(want))) << type << " thread " << t;
+    }
+  }
+}
+
+// Two neighbouring doubles that g++ loads with one movupd: nvcc's two LDS.64, whatever each lane's alignment.
+// Lane i at tile[i] (16-aligned in every other lane; split by each lane's address, the aligned lanes made a vector
+// request and the others per-byte requests: 5 requests, 4 conflicts): two requests of 32 consecutive doubles, 2
+// wavefronts each, no conflict. At tile[2i + 1] (8-aligned in every lane): two requests whose half-warps put 2
+// words in each of 16 banks, 4 wavefronts each, 2 of them conflicts.
+TEST_F(AccessCounter, MergedDoublesAreTwo64BitRequestsWhateverEachLanesAlignment) {
+  gpulab::cpu::CountOptions shared;
+  shared.shared = true;
+  const auto h = random_floats(72, 4);
+  std::vector<double> hd(h.begin(), h.end());
+  DeviceBuffer<double> in(72), out(64);
+  CUDA_OK(in.upload(hd));
+  for (int step : {1, 2}) {
+    AccessCount c = count_device_accesses(
+        {{in.get(), 0}}, [&] { ASSERT_EQ(ac_shared_double_pairs(in.get(), out.get(), step), cudaSuccess); }, nullptr,
+        &shared);
+    ASSERT_TRUE(c.supported) << c.why;
+    EXPECT_EQ(c.shared.load_requests, 2u) << "step " << step;
+    EXPECT_EQ(c.shared.load_wavefronts, step == 1 ? 4u : 8u) << "step " << step;
+    EXPECT_EQ(c.shared.load_conflicts, step == 1 ? 0u : 4u) << "step " << step;
+    EXPECT_EQ(c.shared.bytes_read, 32u * 16) << "step " << step;
+    const std::vector<double> got = out.download();
+    for (int i = 0; i < 32; ++i) {
+      const int first = step == 1 ? i : 2 * i + 1;
+      ASSERT_EQ(got[2 * i], hd[first]) << "step " << step << ", lane " << i;
+      ASSERT_EQ(got[2 * i + 1], hd[first + 1]) << "step " << step << ", lane " << i;
+    }
+  }
+}
+
 TEST_F(AccessCounter, Float4LoadCountsSixteenBytes) {
   const int n = 300;
   auto h = random_floats(4 * n, 21);

@@ -84,6 +84,11 @@ struct SharedCount {
 struct SharedCounting {
     bool on = false;
     unsigned long long faults_per_block = 0;  // 0: all; else the rest of a block runs uncounted
+    // In a sampled launch, count shared memory in at most this many blocks of each class of the grid (per
+    // dimension the first block, an inner one, the last; 0: every block). The others' block_shared entries have
+    // counted = false (estimate_whole_grid leaves them out).
+    unsigned long long blocks_per_class = 0;
+    double least_class_share = 0;  // with blocks_per_class: none in classes holding less of the grid's blocks
 };
 
 struct CountedLaunch {
@@ -95,6 +100,7 @@ struct CountedLaunch {
     // launch of more than 65536 blocks that was not sampled.
     std::vector<dim3> blocks;
     std::vector<RangeCount> block_counts;  // blocks.size() x ranges, block by block
+    std::vector<SharedCount> block_shared;  // with SharedCounting::on: each of those blocks' shared accesses
     std::size_t range_count = 0;
     const RangeCount& at(std::size_t block_index, std::size_t range) const {
         return block_counts[block_index * range_count + range];

@@ -42,8 +42,15 @@ struct WholeGridEstimate {
     double load_requests = 0, load_sectors = 0, load_lanes = 0;
     double store_requests = 0, store_sectors = 0, store_lanes = 0;
 };
+// Shared memory the same way (a counted class's blocks, weighted; where the count had shared counting on).
+struct WholeGridShared {
+    double bytes_read = 0, bytes_written = 0;
+    double load_requests = 0, load_wavefronts = 0, load_conflicts = 0;
+    double store_requests = 0, store_wavefronts = 0, store_conflicts = 0;
+};
 struct WholeGridCount {
     std::vector<WholeGridEstimate> ranges;  // one per range of the count
+    WholeGridShared shared;                 // not scaled by page_every: shared memory has no sampled pages
     unsigned long long grid_blocks = 0, covered_blocks = 0;  // over all launches
 };
 // `page_every`: per range (missing: 1). Launches that ran whole (or recorded no blocks) count as they ran.

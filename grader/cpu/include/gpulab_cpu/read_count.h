@@ -72,15 +72,26 @@ struct CountOptions {
   // of a block runs uncounted (a kernel walking 500 planes repeats its first planes' pattern).
   bool shared = false;
   unsigned long long shared_faults_per_block = 0;
+  // Count shared memory in at most this many blocks of each class of a sampled launch's grid (per dimension: the
+  // first block, an inner one, the last; 27 classes in 3D), the first that run (0: in every block). The others run
+  // with their shared pages open; their block_shared entry has counted = false. Bank conflicts are the same in
+  // every block of a class: a sample that must reach the interior for its global figures need not pay for shared
+  // counting in all its blocks.
+  unsigned long long shared_blocks_per_class = 0;
+  // With shared_blocks_per_class: leave out the classes that hold less than this share of the grid's blocks (a
+  // 64^3 grid's 8 corners and 12 edges hold 0.3% of it; its interior 91%, its 6 faces 9%).
+  double shared_least_class_share = 0;
 };
 
 // Shared memory as a GPU's shared-memory unit sees it: each warp request (one instruction, one warp, the n-th
 // time each lane runs it) is served in as many wavefronts as the most distinct 4-byte words any one of the 32
 // banks (word % 32) must deliver; lanes reading the same word share it. A request needs at least one wavefront
 // per 32 distinct words: the wavefronts above that are its bank conflicts. Counted as nvcc's code would issue the
-// access, not as the host compiler did (read_count.cpp, fold_shared_requests): an aligned 8- or 16-byte access is one
-// LDS.64/LDS.128 served in phases of 16 or 8 lanes; any other access is split per byte into the word requests nvcc's
-// narrower loads would make (a host-merged 2-byte load across a word boundary is two requests, not one).
+// access, not as the host compiler did (read_count.cpp, fold_shared_requests), decided for the whole warp request
+// (the instruction), never by one lane's address: an 8- or 16-byte access aligned to its width in every lane is one
+// LDS.64/LDS.128 served in phases of 16 or 8 lanes; a 16-byte access aligned to 8 in every lane (two doubles the
+// host compiler merged) is two LDS.64; any other access is split per byte into the word requests nvcc's narrower
+// loads would make (a host-merged 2-byte load across a word boundary is two requests, not one).
 struct SharedCount {
   bool counted = false;
   unsigned long long loads = 0, stores = 0;              // instructions (per thread)
@@ -102,6 +113,9 @@ struct LaunchBlocks {
   // that started are listed.
   std::vector<uint3> blocks;
   std::vector<RangeCount> block_counts;
+  // With CountOptions::shared: what each of those blocks did in shared memory, block_shared[i] (a class of blocks
+  // of the grid stands for itself, as the ranges' counts do: the corners of a 3D grid are not its interior).
+  std::vector<SharedCount> block_shared;
   size_t range_count = 0;  // ranges of the count
   const RangeCount& at(size_t block_index, size_t range) const { return block_counts[block_index * range_count + range]; }
 };

@@ -177,3 +177,43 @@ cudaError_t ac_shared_float2(const float2* in, float2* out, int stride) {
   ac_shared_vector_kernel<float2><<<1, 32>>>(in, out, stride);
   return cudaGetLastError();
 }
+
+// One block of 8 x 8 x 8 threads and a [10][10][10] tile (lab 04's tile of one thread per output cell: thread
+// (x, y, z) computes the cell at tile[z + 1][y + 1][x + 1] from its six neighbours).
+template <typename T>
+__global__ void ac_tile3d_kernel(const T* in, T* out) {
+  __shared__ T tile[10][10][10];
+  const int tx = threadIdx.x + 1, ty = threadIdx.y + 1, tz = threadIdx.z + 1;
+  const int linear = threadIdx.x + 8 * (threadIdx.y + 8 * threadIdx.z);
+  for (int k = linear; k < 1000; k += 512) (&tile[0][0][0])[k] = in[k];
+  __syncthreads();
+  out[linear] = tile[tz][ty][tx] + T(2) * tile[tz][ty][tx - 1] + T(3) * tile[tz][ty][tx + 1] +
+                T(4) * tile[tz][ty - 1][tx] + T(5) * tile[tz][ty + 1][tx] + T(6) * tile[tz - 1][ty][tx] +
+                T(7) * tile[tz + 1][ty][tx];
+}
+cudaError_t ac_tile3d_double(const double* in, double* out) {
+  ac_tile3d_kernel<double><<<1, dim3(8, 8, 8)>>>(in, out);
+  return cudaGetLastError();
+}
+cudaError_t ac_tile3d_float(const float* in, float* out) {
+  ac_tile3d_kernel<float><<<1, dim3(8, 8, 8)>>>(in, out);
+  return cudaGetLastError();
+}
+
+// One warp; a tile of 72 doubles; lane i loads tile[first + step * i] and the double after it with one unaligned
+// 16-byte load (movupd: what g++ makes of two neighbouring doubles when it merges them), out[2i], out[2i + 1].
+template <int First, int Step>
+__global__ void ac_shared_double_pairs_kernel(const double* in, double* out) {
+  __shared__ double tile[72];
+  const int i = threadIdx.x;
+  tile[i] = in[i];
+  tile[i + 32] = in[i + 32];
+  if (i < 8) tile[i + 64] = in[i + 64];
+  __syncthreads();
+  _mm_storeu_pd(out + 2 * i, _mm_loadu_pd(&tile[First + Step * i]));
+}
+cudaError_t ac_shared_double_pairs(const double* in, double* out, int step) {
+  if (step == 1) ac_shared_double_pairs_kernel<0, 1><<<1, 32>>>(in, out);
+  else ac_shared_double_pairs_kernel<1, 2><<<1, 32>>>(in, out);
+  return cudaGetLastError();
+}

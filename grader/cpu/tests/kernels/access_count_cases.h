@@ -42,3 +42,11 @@ cudaError_t ac_shared_slot_bytes(const unsigned char* in, int* out, int read);
 // one 16-byte (8-byte) aligned load per lane, nvcc's LDS.128 (LDS.64).
 cudaError_t ac_shared_float4(const float4* in, float4* out, int stride);
 cudaError_t ac_shared_float2(const float2* in, float2* out, int stride);
+// One block of 8x8x8 threads and a [10][10][10] tile filled from in[0..999]; thread t (linear id) writes
+// out[t] = tile[z][y][x] + 2 tile[z][y][x-1] + 3 tile[z][y][x+1] + 4 tile[z][y-1][x] + 5 tile[z][y+1][x]
+// + 6 tile[z-1][y][x] + 7 tile[z+1][y][x], with (x, y, z) = threadIdx + 1 (lab 04's output-tile block).
+cudaError_t ac_tile3d_double(const double* in, double* out);
+cudaError_t ac_tile3d_float(const float* in, float* out);
+// One warp and a shared tile of 72 doubles (from in[0..71]); lane i loads 16 bytes with one movupd, at tile[i]
+// (step 1: 16-aligned in every other lane) or tile[2i + 1] (step 2), into out[2i], out[2i + 1].
+cudaError_t ac_shared_double_pairs(const double* in, double* out, int step);

@@ -83,3 +83,29 @@ TEST(AccessDiagnosis, BlocksThatEndBeforeTheyStart) {
 }
 
 }  // namespace
+
+namespace {
+// Requests with idle lanes (CPU execution mode): a warp split in two by threadIdx.x parity is named; lab 04's
+// input-tile reference (84% of requests with idle lanes, 20.2 lanes active) and a block of 16 threads (every request
+// short but none idle) are not; not counted (< 0) says nothing.
+TEST(AccessDiagnosis, DivergentWarpsOnlyWhereHalfTheLanesIdle) {
+    const auto named = [](double share, double lanes) {
+        MemoryFigures f = healthy();
+        f.idle_lane_request_share = share, f.active_lanes_per_request = lanes;
+        const auto c = causes(f);
+        return std::find(c.begin(), c.end(), "divergent-warps") != c.end();
+    };
+    EXPECT_TRUE(named(1.0, 16.0));    // lab 01's slow/parity-split-warps
+    EXPECT_TRUE(named(0.3, 8.0));
+    EXPECT_FALSE(named(0.84, 20.2));  // lab 04's reference
+    EXPECT_FALSE(named(0.0, 16.0));   // 16-thread blocks: short warps, no idle lane
+    EXPECT_FALSE(named(0.2, 12.0));   // few requests idle
+    EXPECT_FALSE(named(-1, -1));      // not counted
+    MemoryFigures f = healthy();
+    f.idle_lane_request_share = 1.0, f.active_lanes_per_request = 16.0;
+    const auto d = diagnose(f);
+    ASSERT_FALSE(d.empty());
+    EXPECT_NE(d.front().text.find("100%"), std::string::npos) << d.front().text;
+    EXPECT_NE(d.front().text.find("16.0 of 32"), std::string::npos) << d.front().text;
+}
+}  // namespace

@@ -53,6 +53,30 @@ void read_gpu_resources(AccessFigures& f, const RecordedLaunch& launch) {
 // kInteriorBlocks interior blocks, a second count of global memory only (no shared counting) runs a sample that
 // does, on one page in N of each buffer (N such that about kGlobalFaults accesses are counted), unless the first
 // count's blocks were too dear (a block walking all of K) to run that many.
+// The requests of one count whose lanes are all known, over the whole grid: global requests of buffers counted on
+// every page (on a sampled page, a request loses the lanes whose addresses fall on a page that is not counted: a
+// warp of a 16x16 block spans two rows, often two pages), and shared requests of blocks counted whole.
+struct LaneFigures {
+    double requests = 0, lanes = 0, idle = 0;
+    bool global = false, shared = false;
+};
+LaneFigures lane_figures(const WholeGridCount& w, const std::vector<unsigned>& page_every) {
+    LaneFigures l;
+    for (std::size_t r = 0; r < w.ranges.size(); ++r) {
+        const WholeGridEstimate& e = w.ranges[r];
+        if ((r < page_every.size() && page_every[r] > 1) || e.load_requests + e.store_requests <= 0) continue;
+        l.requests += e.load_requests + e.store_requests;
+        l.lanes += e.load_lanes + e.store_lanes;
+        l.idle += e.idle_requests;
+        l.global = true;
+    }
+    if (w.shared.lane_requests > 0) {
+        l.requests += w.shared.lane_requests, l.lanes += w.shared.lanes, l.idle += w.shared.idle_requests;
+        l.shared = true;
+    }
+    return l;
+}
+
 constexpr unsigned long long kInteriorBlocks = 24;
 constexpr double kGlobalFaults = 8000;
 constexpr double kDearBlockSeconds = 0.25;
@@ -73,6 +97,7 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
     }
     const WholeGridCount first = c.whole_grid();
     WholeGridCount whole = first;
+    std::vector<unsigned> whole_page_every = c.page_every;
     f.sector_blocks = c.blocks_run;
     bool capped = c.count.shared.blocks_capped > 0;
     // The second count, for the figures of global memory.
@@ -111,6 +136,7 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
         f.seconds += g.seconds;
         if (g.count.available && g.count.why.empty()) {
             whole = g.whole_grid();
+            whole_page_every = g.page_every;
             f.sector_blocks = g.blocks_run;
             capped = capped || g.count.shared.blocks_capped > 0;
         }
@@ -157,6 +183,21 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
     f.shared_load_conflicts_per_request = ratio(shared.load_conflicts, shared.load_requests);
     f.shared_store_conflicts_per_request = ratio(shared.store_conflicts, shared.store_requests);
     f.shared_capped = capped;
+    // Requests with idle lanes, from the count that reaches the grid's interior where its lanes are known there (a
+    // stencil's boundary blocks idle their edge lanes: the first count of a 2D or 3D grid holds only those).
+    LaneFigures lanes = lane_figures(whole, whole_page_every);
+    bool first_reaches_interior = true;  // a first count of 8 blocks of a 3D grid holds only its corners
+    for (const CountedLaunch& l : c.count.counted_launches)
+        if (l.sampled && sample_reaching_interior(l.grid, 1) > options.blocks) first_reaches_interior = false;
+    if (lanes.requests <= 0 && first_reaches_interior) lanes = lane_figures(first, c.page_every);
+    if (lanes.requests > 0) {
+        f.idle_lanes_known = true;
+        f.idle_lane_request_share = lanes.idle / lanes.requests;
+        f.active_lanes_per_request = lanes.lanes / lanes.requests;
+        f.idle_lanes_from = lanes.global && lanes.shared ? "global and shared requests"
+                            : lanes.global               ? "global requests"
+                                                         : "shared requests";
+    }
     const KernelConfiguration config = configuration_of(c.launches, launch.call);
     f.threads_per_block = config.block.x * config.block.y * config.block.z;
     f.shared_bytes = config.shared_bytes;
@@ -184,6 +225,8 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
     if (store_requests > 0) m.store_sector_use = f.store_sector_use, m.store_sectors_per_lane = f.store_sectors_per_lane;
     m.shared_load_conflicts_per_request = f.shared_load_conflicts_per_request;
     m.shared_store_conflicts_per_request = f.shared_store_conflicts_per_request;
+    if (f.idle_lanes_known)
+        m.idle_lane_request_share = f.idle_lane_request_share, m.active_lanes_per_request = f.active_lanes_per_request;
     f.diagnoses = diagnose(m);
     return f;
 }
@@ -192,8 +235,9 @@ std::string access_table(const std::vector<AccessFigures>& rows) {
     std::ostringstream out;
     out << "CPU execution mode: exact access analysis, no timing (a sample of each timed launch's blocks)\n";
     char line[512];
-    std::snprintf(line, sizeof line, "  %-44s %9s %10s %10s %9s %12s %12s %5s %7s %10s\n", "launch", "in B/out B",
-                  "load use", "store use", "shm B/out", "conf/ld req", "conf/st req", "regs", "local B", "occupancy");
+    std::snprintf(line, sizeof line, "  %-44s %9s %10s %10s %9s %12s %12s %14s %9s %5s %7s %10s\n", "launch",
+                  "in B/out B", "load use", "store use", "shm B/out", "conf/ld req", "conf/st req", "idle-lane req",
+                  "lanes/req", "regs", "local B", "occupancy");
     out << line;
     for (const AccessFigures& f : rows) {
         if (!f.available) {
@@ -204,10 +248,13 @@ std::string access_table(const std::vector<AccessFigures>& rows) {
                                     ? std::string("part") : fixed(f.shared_bytes_read_per_output_byte, 2);
         const std::string in = (f.pages_sampled ? "~" : "") + fixed(f.input_bytes_per_output_byte, 2);
         const bool known = !f.resources_from.empty();
-        std::snprintf(line, sizeof line, "  %-44s %9s %10s %10s %9s %12.2f %12.2f %5s %7s %10s\n", f.call.c_str(),
-                      in.c_str(), percent(f.load_sector_use).c_str(),
+        const std::string idle = f.idle_lanes_known ? percent(f.idle_lane_request_share) : "?";
+        const std::string lanes = f.idle_lanes_known ? fixed(f.active_lanes_per_request, 1) : "?";
+        std::snprintf(line, sizeof line, "  %-44s %9s %10s %10s %9s %12.2f %12.2f %14s %9s %5s %7s %10s\n",
+                      f.call.c_str(), in.c_str(), percent(f.load_sector_use).c_str(),
                       percent(f.store_sector_use).c_str(), shm.c_str(),
-                      f.shared_load_conflicts_per_request, f.shared_store_conflicts_per_request,
+                      f.shared_load_conflicts_per_request, f.shared_store_conflicts_per_request, idle.c_str(),
+                      lanes.c_str(),
                       known ? std::to_string(f.registers).c_str() : "?",
                       known ? std::to_string(f.local_bytes).c_str() : "?",
                       ("<= " + percent(f.occupancy.theoretical)).c_str());
@@ -228,7 +275,12 @@ std::string access_table(const std::vector<AccessFigures>& rows) {
         for (const Diagnosis& d : f.diagnoses) out << "  " << f.call << ": " << d.text << " [" << d.cause << "]\n";
     out << "  in B/out B: global bytes read per byte written (~: estimated from a sample of the pages); load/store use: bytes used of the 32-byte sectors each "
            "warp request touched (100% = coalesced); shm B/out: shared bytes read per byte written (part: a block's shared accesses were counted in part, the conflicts from that part); conf/req: bank "
-           "conflicts (extra wavefronts) per shared request; regs, local B: registers and local memory (spills, arrays indexed at "
+           "conflicts (extra wavefronts) per shared request; idle-lane req: requests with idle lanes, the share of warp requests "
+           "(global and shared) issued by fewer lanes than their warp has threads (a branch on threadIdx that splits warps, "
+           "or lanes that returned; a block's short last warp is not idle), lanes/req: active lanes per request (32 at "
+           "most; ?: no request whose lanes are all known). Not the GPU's branch uniformity (its table's \"branch\" "
+           "column, where the GPU was profiled: a branch with no memory access inside is invisible here), and not part "
+           "of the CPU/GPU agreement check; regs, local B: registers and local memory (spills, arrays indexed at "
            "run time) per thread of the GPU build's kernel (?: not known); occupancy: the most its block shape, shared "
            "memory and registers (where known) allow on an H100/H200\n";
     return out.str();
@@ -280,10 +332,19 @@ void report_access_analysis() {
                                               percent(f.store_sector_use) + ", " +
                                               fixed(f.shared_load_conflicts_per_request, 2) +
                                               " bank conflicts per shared load, " +
+                                              (f.idle_lanes_known
+                                                   ? percent(f.idle_lane_request_share) + " of requests with idle lanes (" +
+                                                         fixed(f.active_lanes_per_request, 1) + " active lanes per request), "
+                                                   : std::string()) +
                                               (f.resources_from.empty()
                                                    ? std::string("registers not known")
                                                    : std::to_string(f.registers) + " registers, " +
                                                          std::to_string(f.local_bytes) + " B local per thread"));
+            // Machine-readable (summary.json): the share of requests with idle lanes, the active lanes per request.
+            if (f.idle_lanes_known) {
+                testing::Test::RecordProperty("idle_lane_requests_" + key, fixed(f.idle_lane_request_share, 4));
+                testing::Test::RecordProperty("active_lanes_per_request_" + key, fixed(f.active_lanes_per_request, 2));
+            }
         }
     }
     GPULAB_ASSERT(!rows.empty()) << "grader error: this lab registered no timed launch to analyse";

@@ -64,13 +64,14 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
     auto convert_shared = [](const gpulab::cpu::SharedCount& sc) {
         return SharedCount{sc.counted,         sc.loads,           sc.stores,          sc.bytes_read,
                            sc.bytes_written,   sc.load_requests,   sc.load_wavefronts, sc.load_conflicts,
-                           sc.store_requests,  sc.store_wavefronts, sc.store_conflicts, sc.blocks_capped};
+                           sc.store_requests,  sc.store_wavefronts, sc.store_conflicts, sc.blocks_capped,
+                           sc.lane_requests,   sc.lanes,           sc.idle_requests};
     };
     result.shared = convert_shared(c.shared);
     auto convert = [](const gpulab::cpu::RangeCount& r) {
         return RangeCount{r.loads,         r.stores,         r.bytes_read,     r.bytes_written, r.host_bytes_read,
                           r.load_requests, r.load_sectors,   r.store_requests, r.store_sectors, r.load_lanes,
-                          r.store_lanes};
+                          r.store_lanes,   r.idle_requests};
     };
     result.available = c.supported;
     result.why = c.why;

@@ -33,12 +33,14 @@ void add_weighted(WholeGridEstimate& e, const RangeCount& c, double w) {
     e.load_lanes += w * double(c.load_lanes);
     e.store_requests += w * double(c.store_requests), e.store_sectors += w * double(c.store_sectors);
     e.store_lanes += w * double(c.store_lanes);
+    e.idle_requests += w * double(c.idle_requests);
 }
 
 void subtract(RangeCount& a, const RangeCount& b) {
     a.bytes_read -= b.bytes_read, a.bytes_written -= b.bytes_written;
     a.load_requests -= b.load_requests, a.load_sectors -= b.load_sectors, a.load_lanes -= b.load_lanes;
     a.store_requests -= b.store_requests, a.store_sectors -= b.store_sectors, a.store_lanes -= b.store_lanes;
+    a.idle_requests -= b.idle_requests;
 }
 
 void add_weighted(WholeGridShared& e, const SharedCount& c, double w) {
@@ -47,6 +49,8 @@ void add_weighted(WholeGridShared& e, const SharedCount& c, double w) {
     e.load_conflicts += w * double(c.load_conflicts);
     e.store_requests += w * double(c.store_requests), e.store_wavefronts += w * double(c.store_wavefronts);
     e.store_conflicts += w * double(c.store_conflicts);
+    e.lane_requests += w * double(c.lane_requests), e.lanes += w * double(c.lanes);
+    e.idle_requests += w * double(c.idle_requests);
 }
 
 void subtract(SharedCount& a, const SharedCount& b) {
@@ -54,6 +58,7 @@ void subtract(SharedCount& a, const SharedCount& b) {
     a.load_requests -= b.load_requests, a.load_wavefronts -= b.load_wavefronts, a.load_conflicts -= b.load_conflicts;
     a.store_requests -= b.store_requests, a.store_wavefronts -= b.store_wavefronts;
     a.store_conflicts -= b.store_conflicts;
+    a.lane_requests -= b.lane_requests, a.lanes -= b.lanes, a.idle_requests -= b.idle_requests;
 }
 
 }  // namespace
@@ -103,7 +108,7 @@ WholeGridCount estimate_whole_grid(const AccessCount& count, const std::vector<u
         const double every = r < page_every.size() ? std::max(1u, page_every[r]) : 1u;
         WholeGridEstimate& e = out.ranges[r];
         for (double* v : {&e.bytes_read, &e.bytes_written, &e.load_requests, &e.load_sectors, &e.load_lanes,
-                          &e.store_requests, &e.store_sectors, &e.store_lanes})
+                          &e.store_requests, &e.store_sectors, &e.store_lanes, &e.idle_requests})
             *v *= every;
     }
     return out;

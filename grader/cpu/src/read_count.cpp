@@ -74,6 +74,15 @@ struct CountState {
 CountState g;
 std::mutex g_count_mutex;  // one count at a time
 
+// The threads warp `warp` of the running launch's blocks has: 32, or fewer in the last warp of a block whose
+// thread count is no multiple of 32 (those missing lanes are not idle: they do not exist).
+uint32_t live_lanes(uint32_t warp) {
+  if (!g.launch) return 32;
+  const dim3 b = g.launch->block;
+  const unsigned long long threads = 1ull * b.x * b.y * b.z, first = 32ull * warp;
+  return threads <= first ? 0 : uint32_t(std::min<unsigned long long>(32, threads - first));
+}
+
 // ---- warp requests: the accesses of one instruction by one warp's lanes, the n-th time each lane runs it ----
 struct RequestKey {
   uintptr_t ip;
@@ -114,6 +123,7 @@ void note_request(uintptr_t ip, size_t range, const uintptr_t lo, const uintptr_
 // Adds the finished block's requests to each range's totals (and the block's own counts).
 void fold_requests() {
   for (auto& [key, r] : g_requests.requests) {
+    const uint32_t live = live_lanes(key.warp);
     for (int dir = 0; dir < 2; ++dir) {
       std::vector<uint64_t>& v = r.sectors[dir];
       if (v.empty()) continue;
@@ -125,6 +135,7 @@ void fold_requests() {
           (dir ? c->store_requests : c->load_requests) += 1;
           (dir ? c->store_sectors : c->load_sectors) += sectors;
           (dir ? c->store_lanes : c->load_lanes) += r.lanes[dir];
+          c->idle_requests += r.lanes[dir] < live;
         }
       }
     }
@@ -221,16 +232,26 @@ Served serve_vector(const std::vector<LaneAccess>& lanes, uintptr_t skip, uintpt
 }
 
 void fold_shared_requests() {
-  auto add = [](int dir, const Served& s) {
+  // A block whose budget ran out (its shared pages open since) has requests that lost their later lanes: their
+  // lanes are not judged. (A block left out by its class has no requests.)
+  const bool whole_block = !g.shared_open;
+  uint32_t active = 0, live = 32;  // of the request being folded
+  auto add = [&](int dir, const Served& s) {
     for (SharedCount* c : {&g.shared_totals, g_block_shared}) {
       if (!c) continue;
       (dir ? c->store_requests : c->load_requests) += 1;
       (dir ? c->store_wavefronts : c->load_wavefronts) += s.wavefronts;
       (dir ? c->store_conflicts : c->load_conflicts) += s.wavefronts - s.fewest;
+      if (!whole_block) continue;
+      c->lane_requests += 1;
+      c->lanes += active;
+      c->idle_requests += active < live;
     }
   };
   for (int dir = 0; dir < 2; ++dir) {
     for (auto& [key, lanes] : g_shared_requests.accesses[dir]) {
+      active = uint32_t(lanes.size());  // each lane once: its n-th run of the instruction is its own request
+      live = live_lanes(key.warp);
       // The instruction's width (one per instruction), and the alignment every lane's access has.
       uintptr_t width = 0;
       bool same_width = true, aligned_to_width = true, aligned_to_8 = true;

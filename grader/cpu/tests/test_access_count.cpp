@@ -78,6 +78,39 @@ TEST_F(AccessCounter, WarpRequestsAndSectors) {
   }
 }
 
+
+// Requests with idle lanes: a branch on threadIdx.x parity lets only odd lanes load, so each warp's load request is
+// issued by half its threads; the stores of every thread are full. With 48 threads the second warp has 16 threads:
+// its 16-lane store is full (not idle), its 8-lane load is idle.
+TEST_F(AccessCounter, RequestsWithIdleLanes) {
+  DeviceBuffer<float> in(64), out(64);
+  std::vector<float> h(64);
+  for (int i = 0; i < 64; ++i) h[i] = float(i + 1);
+  CUDA_OK(in.upload(h));
+  gpulab::cpu::CountOptions shared;
+  shared.shared = true;
+  for (int threads : {64, 48}) {
+    AccessCount c = count_device_accesses(
+        {{in.get(), 0}, {out.get(), 0}},
+        [&] { ASSERT_EQ(ac_odd_lanes_load(in.get(), out.get(), threads), cudaSuccess); }, nullptr, &shared);
+    ASSERT_TRUE(c.supported) << c.why;
+    const unsigned long long odd = threads / 2;
+    EXPECT_EQ(c.ranges[0].load_requests, 2u) << threads;
+    EXPECT_EQ(c.ranges[0].load_lanes, odd) << threads;
+    EXPECT_EQ(c.ranges[0].idle_requests, 2u) << threads;   // both warps' loads: half their threads
+    EXPECT_EQ(c.ranges[1].store_requests, 2u) << threads;
+    EXPECT_EQ(c.ranges[1].store_lanes, unsigned(threads)) << threads;
+    EXPECT_EQ(c.ranges[1].idle_requests, 0u) << threads;   // a short last warp's full store is not idle
+    // Shared: a store and a load of every thread, per warp; none idle.
+    EXPECT_EQ(c.shared.lane_requests, 4u) << threads;
+    EXPECT_EQ(c.shared.lanes, 2u * threads) << threads;
+    EXPECT_EQ(c.shared.idle_requests, 0u) << threads;
+    std::vector<float> back(threads);
+    CUDA_OK(cudaMemcpy(back.data(), out.get(), threads * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int t = 0; t < threads; ++t) ASSERT_EQ(back[t], t % 2 ? h[t] : 0.0f) << t;
+  }
+}
+
 // Bank conflicts: a warp (one row of the 32x32 block) reading a column of an unpadded 32x32 float tile asks one
 // bank for 32 words (32 wavefronts, 31 of them conflicts); a padded tile, or reading by row, needs one.
 TEST_F(AccessCounter, SharedMemoryBankConflicts) {

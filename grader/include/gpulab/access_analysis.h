@@ -5,6 +5,7 @@
 //  - sector use of global loads and stores: the bytes a warp request needed over the 32-byte sectors it touched
 //    (100%: coalesced; 12.5%: each lane's float in its own sector);
 //  - shared memory read per output byte, and bank conflicts per shared request (extra wavefronts);
+//  - requests with idle lanes: warp requests issued by fewer lanes than the warp has threads (divergence);
 //  - the occupancy its block shape, shared memory and registers allow, and the causes these figures show
 //    (access_diagnosis.h), recorded as the property "causes".
 // Registers per thread, local memory per thread (spills, arrays indexed at run time) and static shared memory come
@@ -38,6 +39,14 @@ struct AccessFigures {
     double shared_bytes_read_per_output_byte = 0;  // NaN where a block's shared accesses were counted in part
     double shared_load_conflicts_per_request = 0, shared_store_conflicts_per_request = 0;
     bool shared_capped = false;  // some blocks' shared accesses were counted only in part
+    // Requests with idle lanes: the share of warp requests (global and shared) issued by fewer lanes than their warp
+    // has threads (a branch on threadIdx that splits warps, or lanes that returned; a short last warp is not idle),
+    // and the active lanes per request, over the whole grid. Only requests whose lanes are all known are judged:
+    // global ones of buffers counted on every page, shared ones of blocks counted whole (idle_lanes_from says
+    // which). Not the GPU's branch efficiency: a branch with no memory access inside is invisible here.
+    bool idle_lanes_known = false;
+    double idle_lane_request_share = 0, active_lanes_per_request = 0;
+    std::string idle_lanes_from;  // "global and shared requests", "global requests", "shared requests"
     unsigned threads_per_block = 0;  // of the launch with the most blocks
     std::size_t shared_bytes = 0;
     std::string kernel;              // the launched kernel, as its launch site names it

@@ -34,11 +34,16 @@ struct MemoryFigures {
     double shared_load_conflicts_per_request = 0, shared_store_conflicts_per_request = 0;
     std::size_t local_bytes = 0;                         // per thread, GPU builds only
     double achieved_occupancy = -1;                      // 0..1 from the GPU's counters; < 0: not measured
+    // CPU execution mode: the share of warp requests (global and shared) issued by fewer lanes than their warp has
+    // threads, and the active lanes per request (32 at most); < 0: not counted. Requests with idle lanes, not the
+    // GPU's branch efficiency (a branch without a memory access inside is invisible here).
+    double idle_lane_request_share = -1, active_lanes_per_request = -1;
 };
 
 struct Diagnosis {
     std::string cause;  // "uncoalesced-loads", "uncoalesced-stores", "bank-conflicts", "small-blocks",
-                        // "shared-memory-limits-occupancy", "register-spills", "blocks-end-before-they-start"
+                        // "shared-memory-limits-occupancy", "register-spills", "blocks-end-before-they-start",
+                        // "divergent-warps"
     std::string text;   // the sentence, with the measured figure
 };
 

@@ -61,6 +61,9 @@ struct RangeCount {
     unsigned long long load_requests = 0, load_sectors = 0;
     unsigned long long store_requests = 0, store_sectors = 0;
     unsigned long long load_lanes = 0, store_lanes = 0;  // lanes those requests served
+    // Requests issued by fewer lanes than their warp has threads (a branch split the warp, or lanes returned; the
+    // short last warp of a block of 48 threads is not idle). Exact only with page_every 1.
+    unsigned long long idle_requests = 0;
 };
 
 // Each launch runs only `count` of its blocks: every corner block of the grid, one block on each edge (and
@@ -80,6 +83,8 @@ struct SharedCount {
     unsigned long long load_requests = 0, load_wavefronts = 0, load_conflicts = 0;
     unsigned long long store_requests = 0, store_wavefronts = 0, store_conflicts = 0;
     unsigned long long blocks_capped = 0;  // blocks whose count stopped at faults_per_block
+    // Of the blocks counted whole: their requests, the active lanes of those, and those with idle lanes.
+    unsigned long long lane_requests = 0, lanes = 0, idle_requests = 0;
 };
 struct SharedCounting {
     bool on = false;

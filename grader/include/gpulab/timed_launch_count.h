@@ -41,12 +41,14 @@ struct WholeGridEstimate {
     double bytes_read = 0, bytes_written = 0;
     double load_requests = 0, load_sectors = 0, load_lanes = 0;
     double store_requests = 0, store_sectors = 0, store_lanes = 0;
+    double idle_requests = 0;
 };
 // Shared memory the same way (a counted class's blocks, weighted; where the count had shared counting on).
 struct WholeGridShared {
     double bytes_read = 0, bytes_written = 0;
     double load_requests = 0, load_wavefronts = 0, load_conflicts = 0;
     double store_requests = 0, store_wavefronts = 0, store_conflicts = 0;
+    double lane_requests = 0, lanes = 0, idle_requests = 0;
 };
 struct WholeGridCount {
     std::vector<WholeGridEstimate> ranges;  // one per range of the count

@@ -54,6 +54,11 @@ struct RangeCount {
   unsigned long long store_requests = 0, store_sectors = 0;
   // The lanes those requests served: sectors per lane near 1 means the lanes share no sector (far apart).
   unsigned long long load_lanes = 0, store_lanes = 0;
+  // Requests (loads and stores) issued by fewer lanes than their warp has threads: a request under a branch that
+  // split the warp, or after some of its lanes returned. The last warp of a block whose thread count is no multiple
+  // of 32 has fewer threads; its full requests are not idle. Exact only where page_every is 1 (a request whose
+  // lanes fall on a page that is not counted loses those lanes).
+  unsigned long long idle_requests = 0;
 };
 
 // Each launch of a count runs only a sample of its blocks: every corner block of the grid (2^d for the d
@@ -99,6 +104,10 @@ struct SharedCount {
   unsigned long long load_requests = 0, load_wavefronts = 0, load_conflicts = 0;
   unsigned long long store_requests = 0, store_wavefronts = 0, store_conflicts = 0;
   unsigned long long blocks_capped = 0;                   // blocks that ran out of shared_faults_per_block
+  // The lanes of the requests of blocks counted whole (a capped block's last requests lose lanes): lane_requests of
+  // them (loads and stores), `lanes` active lanes in all, idle_requests issued by fewer lanes than their warp has
+  // threads (RangeCount::idle_requests).
+  unsigned long long lane_requests = 0, lanes = 0, idle_requests = 0;
 };
 
 // One launch that ran while counting.

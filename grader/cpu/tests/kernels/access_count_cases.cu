@@ -217,3 +217,19 @@ cudaError_t ac_shared_double_pairs(const double* in, double* out, int step) {
   else ac_shared_double_pairs_kernel<1, 2><<<1, 32>>>(in, out);
   return cudaGetLastError();
 }
+
+// One block of `threads` threads: every thread stores 0 to a shared slot, only odd lanes load in[t] (a branch on
+// threadIdx.x parity), every thread stores out[t] (the loaded value, or the slot's 0).
+__global__ void ac_odd_lanes_load_kernel(const float* in, float* out) {
+  __shared__ float slot[64];
+  const int t = threadIdx.x;
+  slot[t] = 0.0f;
+  __syncthreads();
+  float v = slot[t ^ 1];
+  if (t % 2) v = in[t];
+  out[t] = v;
+}
+cudaError_t ac_odd_lanes_load(const float* in, float* out, int threads) {
+  ac_odd_lanes_load_kernel<<<1, threads>>>(in, out);
+  return cudaGetLastError();
+}

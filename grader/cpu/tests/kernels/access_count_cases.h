@@ -50,3 +50,6 @@ cudaError_t ac_tile3d_float(const float* in, float* out);
 // One warp and a shared tile of 72 doubles (from in[0..71]); lane i loads 16 bytes with one movupd, at tile[i]
 // (step 1: 16-aligned in every other lane) or tile[2i + 1] (step 2), into out[2i], out[2i + 1].
 cudaError_t ac_shared_double_pairs(const double* in, double* out, int step);
+// One block of `threads` (at most 64) threads: each stores 0 to a shared slot and loads its neighbour's; odd lanes
+// only load in[t] (a branch on threadIdx.x parity); every thread stores out[t] (in[t] for odd t, else 0).
+cudaError_t ac_odd_lanes_load(const float* in, float* out, int threads);

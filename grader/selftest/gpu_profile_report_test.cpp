@@ -75,6 +75,21 @@ TEST(GpuProfileReport, BlocksThatEndBeforeTheyStartAreNamedWithTheReferencesFigu
     EXPECT_NE(why.find("[blocks-end-before-they-start]"), std::string::npos) << why;
 }
 
+// The reference is profiled at one size per suite (gpu_profile.cpp): a speed test at another size compares with it
+// there, and says at which size.
+TEST(GpuProfileReport, AtAnotherSizeTheDiagnosisQuotesTheSuitesReferenceRowAndItsSize) {
+    GpuProfile p = profile_of(rod_step(128, 26), rod_step(256, 86));
+    ProfiledLaunch other = p.launches[0];  // the student's kernel at a second timed size, no reference row there
+    other.instance = "M1000000";
+    p.launches.push_back(other);
+    const std::string why = speed_diagnosis(p, "Step", "M1000000", {});
+    EXPECT_NE(why.find("the reference's kernel at M67108864: achieved occupancy 86% with 256-thread blocks"),
+              std::string::npos)
+        << why;
+    const std::string same = speed_diagnosis(p, "Step", "M67108864", {});
+    EXPECT_EQ(same.find("kernel at M"), std::string::npos) << same;
+}
+
 TEST(GpuProfileReport, UncoalescedLoadsAreNamed) {
     ProfiledKernel k = rod_step(256, 86);
     k.metrics[ncu_metric::kGlobalLoadSectors] = k.metrics[ncu_metric::kGlobalLoadRequests] * 32;  // a sector per lane

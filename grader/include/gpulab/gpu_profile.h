@@ -6,7 +6,7 @@
 // 0.5 (the word 0x3F000000, as CPU execution mode's timed count fills its own), outside any timed window. Before
 // each timed launch the child launches a one-thread grader kernel (gpulab_profile_marker) with as many blocks as
 // the launch's number plus one, so every profiled kernel is attributed to the launch whose marker precedes it,
-// whatever the launch function runs. Then, where the reference's library is known, the same launches again through
+// whatever the launch function runs. Then, where the reference's library is known, the first timed launch of each suite again through
 // the same launch code with the reference's kernels serving the student's role (ProfiledLaunch::role "reference").
 // Then, where the build has the lab's expert kernels (instructor-only: gpulab/expert.h), the expert launches the lab
 // registered (add_expert_launches below), role "expert": each beside one student's timed launch (suite, instance), on
@@ -145,6 +145,9 @@ struct GpuProfile {
     // The launch registered as (suite, instance), run with `role`'s kernels; null when there is none.
     const ProfiledLaunch* find(const std::string& suite, const std::string& instance,
                                const std::string& role = "yours") const;
+    // The first launch of `suite` run with `role`'s kernels, at whatever size: the reference and the expert are
+    // profiled at one size per suite (gpu_profile.cpp); null when there is none.
+    const ProfiledLaunch* find_in_suite(const std::string& suite, const std::string& role) const;
 };
 
 // ---- The expert's launches ---------------------------------------------------------------------------------

@@ -79,6 +79,25 @@ TEST_F(AccessCounter, WarpRequestsAndSectors) {
 }
 
 
+// g++ copies the 3-byte pixel as a 2-byte and a 1-byte access (above); nvcc as three byte loads and three byte
+// stores, each a warp request of its own. The requests and sectors are nvcc's: 3 per warp, each over the 3 sectors
+// of the warp's 96 bytes (the last warp, 8 pixels, 1 sector each).
+TEST_F(AccessCounter, MergedByteAccessesAreRequestsPerByteAsNvccIssuesThem) {
+  const int n = 1000;
+  DeviceBuffer<unsigned char> in(3 * n), out(3 * n);
+  CUDA_OK(in.upload(std::vector<unsigned char>(3 * n, 7)));
+  AccessCount c = count_device_accesses({{in.get(), 0}, {out.get(), 0}}, [&] {
+    ASSERT_EQ(ac_copy_rgb(in.get(), out.get(), n), cudaSuccess);
+  });
+  ASSERT_TRUE(c.supported) << c.why;
+  const unsigned long long warps = (n + 31) / 32;
+  EXPECT_EQ(c.ranges[0].load_requests, 3 * warps);
+  EXPECT_EQ(c.ranges[0].load_sectors, 3 * (3 * (warps - 1) + 1));
+  EXPECT_EQ(c.ranges[1].store_requests, 3 * warps);
+  EXPECT_EQ(c.ranges[1].store_sectors, 3 * (3 * (warps - 1) + 1));
+  EXPECT_EQ(c.ranges[0].load_lanes, 3ull * n);
+}
+
 // Sectors are counted where a GPU's buffer would lie: cudaMalloc returns 256-byte aligned memory, while this mode
 // places a buffer against its trailing guard page, aligned only as its size allows. 1028 floats (16 mod 32 bytes)
 // start 16 bytes into a sector here; 32 lanes reading the first 32 floats are still 4 sectors, as on a GPU (5 before

@@ -73,6 +73,9 @@ TEST(GpuProfileReport, BlocksThatEndBeforeTheyStartAreNamedWithTheReferencesFigu
     EXPECT_NE(why.find("achieved occupancy 26% of the 100% your 128-thread blocks allow"), std::string::npos) << why;
     EXPECT_NE(why.find("the reference's kernel: achieved occupancy 86% with 256-thread blocks"), std::string::npos) << why;
     EXPECT_NE(why.find("[blocks-end-before-they-start]"), std::string::npos) << why;
+    // How much of the gap it can explain: 86% of the warps busy against 26%.
+    EXPECT_NE(why.find("alone it can make your kernel up to 3.31x slower than the reference's"), std::string::npos)
+        << why;
 }
 
 // The reference is profiled at one size per suite (gpu_profile.cpp): a speed test at another size compares with it
@@ -96,6 +99,13 @@ TEST(GpuProfileReport, UncoalescedLoadsAreNamed) {
     const GpuKernelFigures f = figures_of(profile_of(k, rod_step(256, 86)), "Step", "M67108864", "yours");
     ASSERT_FALSE(f.diagnoses.empty());
     EXPECT_EQ(f.diagnoses.front().cause, "uncoalesced-loads");
+    // 32 sectors per request against the reference's 4.1: 7.80 times the sectors for each byte used.
+    const std::string why = speed_diagnosis(profile_of(k, rod_step(256, 86)), "Step", "M67108864", {});
+    EXPECT_NE(why.find("up to 7.80x slower than the reference's (sectors fetched per byte used"), std::string::npos)
+        << why;
+    // Beside itself a kernel has no gap to explain.
+    const std::string same = speed_diagnosis(profile_of(k, k), "Step", "M67108864", {});
+    EXPECT_EQ(same.find("alone it can make"), std::string::npos) << same;
 }
 
 TEST(GpuProfileReport, WithoutCountersTheMessageSaysWhyAndKeepsTheLaunchFacts) {

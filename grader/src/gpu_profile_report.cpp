@@ -141,6 +141,33 @@ std::string reference_figure(const std::string& cause, const GpuKernelFigures& r
 
 }  // namespace
 
+// How much of the gap to the reference a cause can explain, from the two kernels' same figure: the factor by which
+// it alone can make yours slower where that resource is the limit (occupancy: the warps kept busy; coalescing: the
+// sectors fetched per byte used; bank conflicts: the wavefronts per shared request). "" where the figure does not
+// say (no reference row, or the reference is no better on it). The speed test prints the measured gap beside it.
+std::string gap_explained(const std::string& cause, const GpuKernelFigures& yours, const GpuKernelFigures& theirs) {
+    if (!theirs.available) return "";
+    double factor = 0;
+    std::string what;
+    if (cause == "blocks-end-before-they-start" || cause == "small-blocks" ||
+        cause == "shared-memory-limits-occupancy" || cause == "register-limits-occupancy") {
+        factor = ratio(theirs.achieved_occupancy, yours.achieved_occupancy);
+        what = "the reference's kernel keeps that many times more warps busy";
+    } else if (cause == "uncoalesced-loads") {
+        factor = ratio(theirs.load_sector_use, yours.load_sector_use);
+        what = "sectors fetched per byte used, against the reference's kernel";
+    } else if (cause == "uncoalesced-stores") {
+        factor = ratio(theirs.store_sector_use, yours.store_sector_use);
+        what = "sectors written per byte used, against the reference's kernel";
+    } else if (cause == "bank-conflicts") {
+        factor = ratio(1 + std::max(yours.shared_load_conflicts_per_request, yours.shared_store_conflicts_per_request),
+                       1 + std::max(theirs.shared_load_conflicts_per_request, theirs.shared_store_conflicts_per_request));
+        what = "turns per shared-memory request, against the reference's kernel";
+    }
+    if (!(factor >= 1.05)) return "";
+    return "; alone it can make your kernel up to " + fixed(factor, 2) + "x slower than the reference's (" + what + ")";
+}
+
 std::vector<GpuKernelFigures> gpu_profile_rows(const GpuProfile& profile, const std::vector<GeometryCheck>& timed) {
     std::vector<GpuKernelFigures> rows;
     for (const GeometryCheck& c : timed) {
@@ -232,6 +259,7 @@ std::string speed_diagnosis(const GpuProfile& profile, const std::string& suite,
         out += (i ? "; " : "") + d.text;
         const std::string theirs_figure = reference_figure(d.cause, theirs);
         if (!theirs_figure.empty()) out += " (the reference's kernel" + at_size + ": " + theirs_figure + ")";
+        out += gap_explained(d.cause, yours, theirs);
         out += " [" + d.cause + "]";
     }
     return out + ".";

@@ -61,8 +61,19 @@ struct AccessFigures {
     double seconds = 0;
 };
 
-// The figures of one timed launch, counted as `options` says (shared counting is switched on).
-AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions options);
+// Where shared memory is counted (lab.json "access_analysis"). Where the first count does not reach the grid's
+// interior, the second count's shared figures replace the first's (bank conflicts over the whole grid), and a first
+// count whose blocks spend their shared budget shows no shared bytes per output byte either ("part"): such a lab can
+// leave shared memory to the second count alone (first_count_shared false; the first counts it after all where no
+// second count runs), and give the second count's one block per class a budget of its own.
+struct AccessCountPlan {
+    bool first_count_shared = true;                     // "first_count_shared"
+    unsigned long long second_shared_faults_per_block = 0;  // "second_shared_faults_per_block"; 0: the first's
+};
+
+// The figures of one timed launch, counted as `options` and `plan` say.
+AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions options,
+                             const AccessCountPlan& plan = {});
 
 // The table the report prints, headed "CPU execution mode: exact access analysis, no timing".
 std::string access_table(const std::vector<AccessFigures>& rows);

@@ -135,6 +135,7 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
         }
         TimedCountOptions global;
         global.blocks = want;
+        global.interior_run = 8;  // every alignment pattern of period up to 8 blocks along x, equally (BlockSample)
         global.page_every.assign(launch.buffer_bytes.size(), every);
         // Shared memory too: the first sample of a 3D grid is its 8 corners, whose blocks are cut short by the
         // grid's far edges (lab 04's 8x8x8 double tile: 0.88 conflicts per load request there, 2 in every full

@@ -52,7 +52,7 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
     std::vector<gpulab::cpu::CountedRange> cpu_ranges;
     for (const CountedRange& r : ranges) cpu_ranges.push_back(gpulab::cpu::CountedRange{r.begin, r.bytes, r.page_every, r.page_seed});
     gpulab::cpu::BlockSample cpu_sample;
-    if (sample) cpu_sample = gpulab::cpu::BlockSample{sample->count, sample->seed};
+    if (sample) cpu_sample = gpulab::cpu::BlockSample{sample->count, sample->seed, sample->interior_run};
     gpulab::cpu::CountOptions options;
     if (shared) {
         options.shared = shared->on, options.shared_faults_per_block = shared->faults_per_block;

@@ -169,7 +169,7 @@ TimedLaunchCount count_timed_launch(const GeometryCheck& launch, const TimedCoun
             result.page_every.push_back(r.page_every);
         }
     }
-    const BlockSample sample{options.blocks, seed};
+    const BlockSample sample{options.blocks, seed, options.interior_run};
     {
         LaunchRecorder recorder;
         result.count = count_device_accesses(ranges, [&] {

@@ -698,12 +698,22 @@ std::vector<unsigned long long> sample_blocks(dim3 grid, const BlockSample& s) {
           unsigned long long inner = 1;
           for (int k = 0; k < d; ++k) inner *= g3[multi[k]] - 2;
           const unsigned long long want = std::min<unsigned long long>(s.count - chosen.size(), inner);
+          // In runs of interior_run neighbours along the first multi-block dimension (BlockSample).
+          const unsigned long long inner_x = g3[multi[0]] - 2;
+          const unsigned long long run = std::max<unsigned long long>(1, std::min(s.interior_run, inner_x));
           for (unsigned long long tries = 0, got = 0; got < want && tries < 64 * s.count + 64; ++tries) {
             unsigned long long c[3] = {0, 0, 0};
             for (int k = 0; k < d; ++k) c[multi[k]] = 1 + below(g3[multi[k]] - 2);
-            const size_t before = chosen.size();
-            add(linear(c));
-            got += chosen.size() > before;
+            if (run > 1) c[multi[0]] = 1 + below(inner_x - run + 1);  // the run's first block
+            for (unsigned long long i = 0; i < run && got < want; ++i, ++c[multi[0]]) {
+              // Neighbours along x, each at its own place in the other dimensions: what varies from row to row
+              // (a 2D grid whose row pitch is no multiple of 32 bytes) keeps the spread of blocks drawn one by one.
+              if (i > 0)
+                for (int k = 1; k < d; ++k) c[multi[k]] = 1 + below(g3[multi[k]] - 2);
+              const size_t before = chosen.size();
+              add(linear(c));
+              got += chosen.size() > before;
+            }
           }
           continue;
         }

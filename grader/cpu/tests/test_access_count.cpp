@@ -559,6 +559,34 @@ Place block_class(uint3 b, dim3 g) { return {b.x == 0, b.x == g.x - 1, b.y == 0,
 
 class BlockSampling : public CpuMode {};  // needs no counting (no Capstone)
 
+// Interior blocks in runs along x (BlockSample::interior_run): every position modulo the run length equally often,
+// each block at its own place in y and z; the corners, edges and faces as before. Lab 04's tiled 512^3 kernel has 4
+// sector patterns along x (a tile of 6 floats starts 24 bytes further each block).
+TEST_F(BlockSampling, InteriorRunsHoldEveryPositionAlongXEquallyOften) {
+  using gpulab::cpu::sample_blocks;
+  const dim3 g(85, 85, 85);
+  for (unsigned long long seed : {1ull, 2ull, 3ull}) {
+    const auto s = sample_blocks(g, BlockSample{26 + 24, seed, 8});
+    ASSERT_EQ(s.size(), 50u);
+    std::map<unsigned, int> residues;
+    std::set<std::pair<unsigned, unsigned>> yz;
+    int inner = 0;
+    for (auto l : s) {
+      const unsigned x = l % g.x, y = (l / g.x) % g.y, z = unsigned(l / (1ull * g.x * g.y));
+      if (x == 0 || x == g.x - 1 || y == 0 || y == g.y - 1 || z == 0 || z == g.z - 1) continue;
+      ++inner;
+      ++residues[x % 8];
+      yz.insert({y, z});
+    }
+    EXPECT_EQ(inner, 24);
+    ASSERT_EQ(residues.size(), 8u) << "seed " << seed;
+    for (const auto& [r, n] : residues) EXPECT_EQ(n, 3) << "x % 8 = " << r << ", seed " << seed;
+    EXPECT_GT(yz.size(), 12u) << "the blocks of a run share their y and z";
+    // The same seed without runs: today's sample, unchanged.
+    EXPECT_EQ(sample_blocks(g, BlockSample{50, seed}), sample_blocks(g, BlockSample{50, seed, 1}));
+  }
+}
+
 TEST_F(BlockSampling, HasCornersEdgesAndInterior) {
   using gpulab::cpu::sample_blocks;
   auto coords = [](unsigned long long l, dim3 g) {

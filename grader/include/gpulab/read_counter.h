@@ -71,6 +71,7 @@ struct RangeCount {
 struct BlockSample {
     unsigned long long count = 32;
     unsigned long long seed = 1;
+    unsigned long long interior_run = 1;  // gpulab_cpu/read_count.h BlockSample::interior_run
 };
 
 // Shared memory, counted when asked (count_device_accesses' `shared`): each warp request (one instruction, one

@@ -21,6 +21,7 @@ namespace gpulab {
 
 struct TimedCountOptions {
     unsigned long long blocks = 32;  // blocks of each launch that run (all when the grid has no more)
+    unsigned long long interior_run = 1;  // interior blocks in runs of this many along x (BlockSample)
     // Per buffer of the launch (missing: 1): count one page in N. For kernels whose blocks walk thousands of
     // pages each (coarsened along z, a long K): ratios of such buffers' counts keep their expectation.
     std::vector<unsigned> page_every;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 namespace {
@@ -112,4 +113,34 @@ TEST(WholeGridEstimate, SampleReachingTheInterior) {
     EXPECT_EQ(gpulab::sample_reaching_interior(dim3(4, 3, 1), 24), 8u + 2u);  // an interior of 2 blocks
     EXPECT_EQ(gpulab::sample_reaching_interior(dim3(2, 100, 1), 24), 0u);     // no interior
 }
+// Lab 04's tiled stencil at 449^3 seen by its 8 corner blocks: a full block reads 8^3 cells and writes 6^3, a block
+// cut by the grid's far edge writes half a tile and still reads its halo. Their figures disagree (the corners do not
+// stand for the grid); the blocks of a 512^3 grid (510 = 85 x 6: no cut block) agree.
+TEST(BytesPerByte, EachBlockAloneSoThatCornersThatDisagreeAreSeen) {
+    auto launch = [](unsigned long long far_written) {
+        CountedLaunch l;
+        l.sampled = true;
+        l.range_count = 2;  // the input (read), the output (written)
+        for (unsigned i = 0; i < 8; ++i) {
+            l.blocks.push_back(dim3(i & 1 ? 74 : 0, i & 2 ? 74 : 0, i & 4 ? 74 : 0));
+            RangeCount in, out;
+            in.bytes_read = 4ull * 8 * 8 * 8;
+            out.bytes_written = i == 0 ? 4ull * 6 * 6 * 6 : far_written;
+            l.block_counts.push_back(in);
+            l.block_counts.push_back(out);
+        }
+        AccessCount c;
+        c.counted_launches.push_back(l);
+        return c;
+    };
+    const std::vector<double> cut = gpulab::bytes_per_byte_of_blocks(launch(4ull * 3 * 6 * 6));
+    ASSERT_EQ(cut.size(), 8u);
+    EXPECT_NEAR(cut.front(), 512.0 / 216, 1e-12);
+    EXPECT_NEAR(*std::max_element(cut.begin(), cut.end()), 512.0 / 108, 1e-12);
+    const std::vector<double> whole = gpulab::bytes_per_byte_of_blocks(launch(4ull * 6 * 6 * 6));
+    EXPECT_EQ(*std::min_element(whole.begin(), whole.end()), *std::max_element(whole.begin(), whole.end()));
+    // A block that wrote nothing has no figure.
+    EXPECT_EQ(gpulab::bytes_per_byte_of_blocks(launch(0)).size(), 1u);
+}
+
 }  // namespace

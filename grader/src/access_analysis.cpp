@@ -77,24 +77,6 @@ LaneFigures lane_figures(const WholeGridCount& w, const std::vector<unsigned>& p
     return l;
 }
 
-// Global bytes read per byte written of one counted launch's blocks, each block alone (blocks that wrote nothing
-// left out): the first count's corners stand for the grid only where they agree.
-std::vector<double> bytes_per_byte_of_blocks(const AccessCount& count) {
-    std::vector<double> out;
-    for (const CountedLaunch& l : count.counted_launches) {
-        if (l.range_count == 0) continue;
-        std::vector<bool> output(l.range_count, false);
-        for (std::size_t i = 0; i < l.blocks.size(); ++i)
-            for (std::size_t r = 0; r < l.range_count; ++r) output[r] = output[r] || l.at(i, r).bytes_written > 0;
-        for (std::size_t i = 0; i < l.blocks.size(); ++i) {
-            double read = 0, written = 0;
-            for (std::size_t r = 0; r < l.range_count; ++r)
-                (output[r] ? written : read) += double(output[r] ? l.at(i, r).bytes_written : l.at(i, r).bytes_read);
-            if (written > 0) out.push_back(read / written);
-        }
-    }
-    return out;
-}
 
 // Where the first count's blocks disagree by more than this on their bytes per byte written, and its sample holds
 // no interior block, the figure is counted again on a sample holding one block of each class of the grid: lab 04's
@@ -112,6 +94,7 @@ constexpr double kDearBlockSeconds = 0.25;
 constexpr double kMaxSampledPages = 4096;  // per buffer
 
 }  // namespace
+
 
 AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions options,
                              const AccessCountPlan& plan) {

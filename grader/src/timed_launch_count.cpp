@@ -114,6 +114,23 @@ WholeGridCount estimate_whole_grid(const AccessCount& count, const std::vector<u
     return out;
 }
 
+std::vector<double> bytes_per_byte_of_blocks(const AccessCount& count) {
+    std::vector<double> out;
+    for (const CountedLaunch& l : count.counted_launches) {
+        if (l.range_count == 0) continue;
+        std::vector<bool> output(l.range_count, false);
+        for (std::size_t i = 0; i < l.blocks.size(); ++i)
+            for (std::size_t r = 0; r < l.range_count; ++r) output[r] = output[r] || l.at(i, r).bytes_written > 0;
+        for (std::size_t i = 0; i < l.blocks.size(); ++i) {
+            double read = 0, written = 0;
+            for (std::size_t r = 0; r < l.range_count; ++r)
+                (output[r] ? written : read) += double(output[r] ? l.at(i, r).bytes_written : l.at(i, r).bytes_read);
+            if (written > 0) out.push_back(read / written);
+        }
+    }
+    return out;
+}
+
 unsigned long long sample_reaching_interior(dim3 grid, unsigned long long interior) {
     const unsigned long long g[3] = {grid.x, grid.y, grid.z};
     unsigned long long boundary = 1, inner = 1;

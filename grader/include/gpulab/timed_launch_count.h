@@ -59,6 +59,11 @@ struct WholeGridCount {
 // `page_every`: per range (missing: 1). Launches that ran whole (or recorded no blocks) count as they ran.
 WholeGridCount estimate_whole_grid(const AccessCount& count, const std::vector<unsigned>& page_every = {});
 
+// Global bytes read per byte written by each block of a count, alone (blocks that wrote nothing left out; a range
+// any block wrote is an output). analyze_access takes the first count's figure for the grid only where its blocks
+// agree, and counts a block of each class where they do not and none of them is in the grid's interior.
+std::vector<double> bytes_per_byte_of_blocks(const AccessCount& count);
+
 // The blocks a BlockSample of `grid` must hold to reach `interior` blocks of the interior: the sample takes
 // every corner, one block per edge and face first (read_counter.h). 0: the grid has no interior (or runs
 // whole with fewer).

@@ -47,12 +47,6 @@ void read_gpu_resources(AccessFigures& f, const RecordedLaunch& launch) {
                        " matched " + m.how;
 }
 
-// The sector figures need the grid's interior: a sample takes every corner, edge and face block first (26 in a 3D
-// grid), and those are often aligned unlike the interior (a tile at x = 0 starts on a sector, the next one 24 bytes
-// into one), so a sample of 8 blocks of a 3D grid is its corners only. Where the configured sample does not reach
-// kInteriorBlocks interior blocks, a second count of global memory only (no shared counting) runs a sample that
-// does, on one page in N of each buffer (N such that about kGlobalFaults accesses are counted), unless the first
-// count's blocks were too dear (a block walking all of K) to run that many.
 // The requests of one count whose lanes are all known, over the whole grid: global requests of buffers counted on
 // every page (on a sampled page, a request loses the lanes whose addresses fall on a page that is not counted: a
 // warp of a 16x16 block spans two rows, often two pages), and shared requests of blocks counted whole.
@@ -77,7 +71,6 @@ LaneFigures lane_figures(const WholeGridCount& w, const std::vector<unsigned>& p
     return l;
 }
 
-
 // Where the first count's blocks disagree by more than this on their bytes per byte written, and its sample holds
 // no interior block, the figure is counted again on a sample holding one block of each class of the grid: lab 04's
 // tiled stencil at 449^3 (447 interior cells, tiles of 6) has far blocks that compute half a tile and read its whole
@@ -88,13 +81,18 @@ constexpr double kCornerSpread = 0.05;
 // costs about 0.7 s; a sample of blocks that each walk a whole column of planes would cost several seconds.
 constexpr double kBytesCountSeconds = 1.0;
 
+// The sector figures need the grid's interior: a sample takes every corner, edge and face block first (26 in a 3D
+// grid), and those are often aligned unlike the interior (a tile at x = 0 starts on a sector, the next one 24 bytes
+// into one), so a sample of 8 blocks of a 3D grid is its corners only. Where the configured sample does not reach
+// kInteriorBlocks interior blocks, a second count runs a sample that does (global memory on one page in N of each
+// buffer, N such that about kGlobalFaults accesses are counted; shared memory in one block of each class), unless
+// the first count's blocks were too dear (a block walking all of K) to run that many.
 constexpr unsigned long long kInteriorBlocks = 24;
 constexpr double kGlobalFaults = 8000;
 constexpr double kDearBlockSeconds = 0.25;
 constexpr double kMaxSampledPages = 4096;  // per buffer
 
 }  // namespace
-
 
 AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions options,
                              const AccessCountPlan& plan) {
@@ -125,6 +123,8 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
         }
     }
     WholeGridCount first = c.whole_grid();
+    // Whether the first count holds an interior block (a first count of 8 blocks of a 3D grid holds only its
+    // corners), and the sample that would.
     bool first_has_interior = true;
     unsigned long long reach = 0;
     for (const CountedLaunch& l : c.count.counted_launches)
@@ -234,10 +234,7 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
     // Requests with idle lanes, from the count that reaches the grid's interior where its lanes are known there (a
     // stencil's boundary blocks idle their edge lanes: the first count of a 2D or 3D grid holds only those).
     LaneFigures lanes = lane_figures(whole, whole_page_every);
-    bool first_reaches_interior = true;  // a first count of 8 blocks of a 3D grid holds only its corners
-    for (const CountedLaunch& l : c.count.counted_launches)
-        if (l.sampled && sample_reaching_interior(l.grid, 1) > options.blocks) first_reaches_interior = false;
-    if (lanes.requests <= 0 && first_reaches_interior) lanes = lane_figures(first, c.page_every);
+    if (lanes.requests <= 0 && first_has_interior) lanes = lane_figures(first, c.page_every);
     if (lanes.requests > 0) {
         f.idle_lanes_known = true;
         f.idle_lane_request_share = lanes.idle / lanes.requests;
@@ -411,13 +408,12 @@ void report_access_analysis() {
     testing::Test::RecordProperty("causes", causes);
     std::string table = access_table(rows);
     // On a machine whose GPU can be profiled: the GPU's counters of the same launches beside these figures.
-    int disagreements = 0;
     std::vector<std::string> disagreeing;
-    const std::string beside = gpu_beside_cpu_table(rows, &disagreements, &disagreeing);
+    const std::string beside = gpu_beside_cpu_table(rows, &disagreeing);
     if (!beside.empty()) {
         table += beside;
         // The runner holds the reference and right/ and slow/ variants to agreement (requirements.cpp).
-        testing::Test::RecordProperty("gpu_disagreements", disagreements);
+        testing::Test::RecordProperty("gpu_disagreements", int(disagreeing.size()));
         std::string listed;
         for (const std::string& d : disagreeing) listed += (listed.empty() ? "" : "; ") + d;
         testing::Test::RecordProperty("gpu_disagreement_rows", listed);

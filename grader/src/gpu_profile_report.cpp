@@ -305,8 +305,7 @@ std::string gpu_profile_table(const std::vector<GpuKernelFigures>& rows, const s
     return out.str();
 }
 
-std::string gpu_beside_cpu_table(const std::vector<AccessFigures>& rows, int* disagreements,
-                                 std::vector<std::string>* disagreeing) {
+std::string gpu_beside_cpu_table(const std::vector<AccessFigures>& rows, std::vector<std::string>* disagreeing) {
     const GpuProfile& profile = gpu_profile();
     if (!profile.available) return "";
     std::ostringstream out;
@@ -319,8 +318,9 @@ std::string gpu_beside_cpu_table(const std::vector<AccessFigures>& rows, int* di
     // Within what. Both figures are the whole grid's (CPU mode weighs each sampled block by its class of the grid,
     // estimate_whole_grid), and a failed agreement fails the reference's and right/ and slow/ variants' grades
     // (requirements.cpp), so the slack is the CPU estimate's own noise, not a guess. Sector use: 10 points; the
-    // interior blocks are a random sample and sector counts come from one page in N (lab 04's reference read 53%
-    // and 61% load use in two CPU-mode runs at 512^3 float, seeds apart). Conflicts: 0.5 per request; per class
+    // interior blocks are a random sample and sector counts come from one page in N (lab 04's reference at 512^3
+    // float read 53-65% load use over 14 seeds against the H200's 57%, after 9385d73 balanced the sample along x;
+    // the 27 references and right/ and slow/ variants of labs 02-07 stayed within 5 points over two seeds). Conflicts: 0.5 per request; per class
     // they are exact, but a block whose shared accesses were counted in part (shared_faults_per_block) gives its
     // conflicts from that part, classes under 1% of the grid are left out, and the GPU's counter reads above the
     // hand count (lab 04's double tile: 2.03 against 2.00 by hand, CPU mode 1.96). Kernels whose conflicts differ
@@ -337,7 +337,6 @@ std::string gpu_beside_cpu_table(const std::vector<AccessFigures>& rows, int* di
                            near(c.store_sector_use, g.store_sector_use, 0.10) &&
                            near(c.shared_load_conflicts_per_request, g.shared_load_conflicts_per_request, 0.5) &&
                            near(c.shared_store_conflicts_per_request, g.shared_store_conflicts_per_request, 0.5);
-        if (!agree && disagreements) ++*disagreements;
         if (!agree && disagreeing)
             disagreeing->push_back(c.call + ": load use " + pct(c.load_sector_use) + " / " + pct(g.load_sector_use) +
                                    ", store use " + pct(c.store_sector_use) + " / " + pct(g.store_sector_use) +

@@ -27,38 +27,46 @@ void fill_timed_buffer(void* dst, std::size_t offset, std::size_t len) {
 int class_in(unsigned at, unsigned g) { return at == 0 ? 0 : at + 1 == g ? 2 : 1; }
 unsigned long long blocks_in(int cls, unsigned g) { return cls == 1 ? (g > 2 ? g - 2 : 0) : 1; }
 
-void add_weighted(WholeGridEstimate& e, const RangeCount& c, double w) {
-    e.bytes_read += w * double(c.bytes_read), e.bytes_written += w * double(c.bytes_written);
-    e.load_requests += w * double(c.load_requests), e.load_sectors += w * double(c.load_sectors);
-    e.load_lanes += w * double(c.load_lanes);
-    e.store_requests += w * double(c.store_requests), e.store_sectors += w * double(c.store_sectors);
-    e.store_lanes += w * double(c.store_lanes);
-    e.idle_requests += w * double(c.idle_requests);
+// Each whole-grid figure beside the count it is estimated from. One list per kind of count, so that weighting a
+// block, taking what the recorded blocks did out of the launch's totals, and scaling by page_every never miss a field.
+template <class Estimate, class Count>
+struct Field {
+    double Estimate::*estimate;
+    unsigned long long Count::*count;
+};
+constexpr Field<WholeGridEstimate, RangeCount> kRangeFields[] = {
+    {&WholeGridEstimate::bytes_read, &RangeCount::bytes_read},
+    {&WholeGridEstimate::bytes_written, &RangeCount::bytes_written},
+    {&WholeGridEstimate::load_requests, &RangeCount::load_requests},
+    {&WholeGridEstimate::load_sectors, &RangeCount::load_sectors},
+    {&WholeGridEstimate::load_lanes, &RangeCount::load_lanes},
+    {&WholeGridEstimate::store_requests, &RangeCount::store_requests},
+    {&WholeGridEstimate::store_sectors, &RangeCount::store_sectors},
+    {&WholeGridEstimate::store_lanes, &RangeCount::store_lanes},
+    {&WholeGridEstimate::idle_requests, &RangeCount::idle_requests},
+};
+constexpr Field<WholeGridShared, SharedCount> kSharedFields[] = {
+    {&WholeGridShared::bytes_read, &SharedCount::bytes_read},
+    {&WholeGridShared::bytes_written, &SharedCount::bytes_written},
+    {&WholeGridShared::load_requests, &SharedCount::load_requests},
+    {&WholeGridShared::load_wavefronts, &SharedCount::load_wavefronts},
+    {&WholeGridShared::load_conflicts, &SharedCount::load_conflicts},
+    {&WholeGridShared::store_requests, &SharedCount::store_requests},
+    {&WholeGridShared::store_wavefronts, &SharedCount::store_wavefronts},
+    {&WholeGridShared::store_conflicts, &SharedCount::store_conflicts},
+    {&WholeGridShared::lane_requests, &SharedCount::lane_requests},
+    {&WholeGridShared::lanes, &SharedCount::lanes},
+    {&WholeGridShared::idle_requests, &SharedCount::idle_requests},
+};
+
+template <class Estimate, class Count, std::size_t N>
+void add_weighted(Estimate& e, const Count& c, double w, const Field<Estimate, Count> (&fields)[N]) {
+    for (const auto& f : fields) e.*f.estimate += w * double(c.*f.count);
 }
 
-void subtract(RangeCount& a, const RangeCount& b) {
-    a.bytes_read -= b.bytes_read, a.bytes_written -= b.bytes_written;
-    a.load_requests -= b.load_requests, a.load_sectors -= b.load_sectors, a.load_lanes -= b.load_lanes;
-    a.store_requests -= b.store_requests, a.store_sectors -= b.store_sectors, a.store_lanes -= b.store_lanes;
-    a.idle_requests -= b.idle_requests;
-}
-
-void add_weighted(WholeGridShared& e, const SharedCount& c, double w) {
-    e.bytes_read += w * double(c.bytes_read), e.bytes_written += w * double(c.bytes_written);
-    e.load_requests += w * double(c.load_requests), e.load_wavefronts += w * double(c.load_wavefronts);
-    e.load_conflicts += w * double(c.load_conflicts);
-    e.store_requests += w * double(c.store_requests), e.store_wavefronts += w * double(c.store_wavefronts);
-    e.store_conflicts += w * double(c.store_conflicts);
-    e.lane_requests += w * double(c.lane_requests), e.lanes += w * double(c.lanes);
-    e.idle_requests += w * double(c.idle_requests);
-}
-
-void subtract(SharedCount& a, const SharedCount& b) {
-    a.bytes_read -= b.bytes_read, a.bytes_written -= b.bytes_written;
-    a.load_requests -= b.load_requests, a.load_wavefronts -= b.load_wavefronts, a.load_conflicts -= b.load_conflicts;
-    a.store_requests -= b.store_requests, a.store_wavefronts -= b.store_wavefronts;
-    a.store_conflicts -= b.store_conflicts;
-    a.lane_requests -= b.lane_requests, a.lanes -= b.lanes, a.idle_requests -= b.idle_requests;
+template <class Estimate, class Count, std::size_t N>
+void subtract(Count& a, const Count& b, const Field<Estimate, Count> (&fields)[N]) {
+    for (const auto& f : fields) a.*f.count -= b.*f.count;
 }
 
 }  // namespace
@@ -93,23 +101,20 @@ WholeGridCount estimate_whole_grid(const AccessCount& count, const std::vector<u
             const int k = class_of(l.blocks[i]);
             const double size = double(blocks_in(k % 3, g[0]) * blocks_in(k / 3 % 3, g[1]) * blocks_in(k / 9, g[2]));
             for (std::size_t r = 0; r < nr; ++r) {
-                add_weighted(out.ranges[r], l.at(i, r), size / double(sampled[k]));
-                subtract(rest[r], l.at(i, r));
+                add_weighted(out.ranges[r], l.at(i, r), size / double(sampled[k]), kRangeFields);
+                subtract(rest[r], l.at(i, r), kRangeFields);
             }
             if (i < l.block_shared.size() && l.block_shared[i].counted) {
-                add_weighted(out.shared, l.block_shared[i], size / double(shared_sampled[k]));
-                subtract(shared_rest, l.block_shared[i]);
+                add_weighted(out.shared, l.block_shared[i], size / double(shared_sampled[k]), kSharedFields);
+                subtract(shared_rest, l.block_shared[i], kSharedFields);
             }
         }
     }
-    add_weighted(out.shared, shared_rest, 1.0);
+    add_weighted(out.shared, shared_rest, 1.0, kSharedFields);
     for (std::size_t r = 0; r < nr; ++r) {
-        add_weighted(out.ranges[r], rest[r], 1.0);
+        add_weighted(out.ranges[r], rest[r], 1.0, kRangeFields);
         const double every = r < page_every.size() ? std::max(1u, page_every[r]) : 1u;
-        WholeGridEstimate& e = out.ranges[r];
-        for (double* v : {&e.bytes_read, &e.bytes_written, &e.load_requests, &e.load_sectors, &e.load_lanes,
-                          &e.store_requests, &e.store_sectors, &e.store_lanes, &e.idle_requests})
-            *v *= every;
+        for (const auto& f : kRangeFields) out.ranges[r].*f.estimate *= every;
     }
     return out;
 }

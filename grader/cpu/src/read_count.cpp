@@ -134,7 +134,8 @@ void note_request(uintptr_t ip, size_t range, const uintptr_t lo, const uintptr_
 // every lane is one element (a float, a double, a float4: one request, as LDG.32/64/128); otherwise it was merged,
 // and its elements are the widest power of two to which every lane's access is aligned. Decided for the whole warp
 // request, never from one lane's address (which differs between the lanes of one instruction). Lab 03's tile load
-// read 22% load sector use here and 14% on an H200 before; the shared-memory requests follow the same rule below.
+// read 22% load sector use here and 14% on an H200 before. Shared-memory requests are decided per warp request too
+// (fold_shared_requests), by the words each bank serves rather than sectors.
 uint64_t element_bytes(const std::vector<LaneBytes>& lanes) {
   uint64_t width = 0;
   for (const LaneBytes& l : lanes) width = std::max(width, l.hi - l.lo);

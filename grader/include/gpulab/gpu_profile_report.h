@@ -62,11 +62,9 @@ std::string speed_diagnosis(const GpuProfile& profile, const std::string& suite,
                             const std::vector<RecordedLaunch>& launches);
 
 // CPU execution mode's exact figures (Report.AccessAnalysis) beside the GPU's counters of the same launches, where
-// this machine's GPU can be profiled (issue 35, item 3); "" where it cannot. Counts the launches whose figures
-// disagree beyond the stated slack into *disagreements.
-// `disagreeing` (optional): one line per launch that does not agree, naming it and both figures of each measure.
-std::string gpu_beside_cpu_table(const std::vector<AccessFigures>& rows, int* disagreements,
-                                 std::vector<std::string>* disagreeing = nullptr);
+// this machine's GPU can be profiled (issue 35, item 3); "" where it cannot. Appends to *disagreeing one line per
+// launch whose figures disagree beyond the stated slack, naming it and both figures of each measure.
+std::string gpu_beside_cpu_table(const std::vector<AccessFigures>& rows, std::vector<std::string>* disagreeing);
 
 // The table Report.GpuProfile prints; `expert_why` (GpuProfile::expert_why), where given, is its one line on why no
 // expert kernel is beside the others.

@@ -402,9 +402,16 @@ function(gpulab_add_lab lab)
         string(APPEND grader_targets "\"${mode}\": \"grade-${lab}-${mode}\"")
     endforeach()
 
+    # The GPU counters recorded for this lab's reference and right/ and slow/ variants (issue 35): without a GPU,
+    # their CPU execution mode access figures are held to them (requirements.cpp).
+    set(gpu_counters "")
+    if(EXISTS ${grader_dir}/gpu_counters.json)
+        set(gpu_counters ${grader_dir}/gpu_counters.json)
+        set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${gpu_counters})
+    endif()
     file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/gpulab-labs/${lab}.json CONTENT
 "{\"lab\": \"${lab}\", \"config\": \"${config}\", \"graders\": {${graders}}, \"grader_targets\": {${grader_targets}},
- \"solutions\": {${_gpulab_solutions}}, \"expert\": {${expert_entry}}}
+ \"solutions\": {${_gpulab_solutions}}, \"expert\": {${expert_entry}}, \"gpu_counters\": \"${gpu_counters}\"}
 ")
 
     # Self-checks (make test). Grading for correctness shares a GPU well, so those checks run in
@@ -481,6 +488,18 @@ function(gpulab_add_lab lab)
         add_test(NAME ${check}
                  COMMAND $<TARGET_FILE:gpulab-grade> --lab ${lab} ${build_flag} ${timing_flags} ${reports_flag} --solution ${variant}
                          --require ${require} --out ${out}/${lab}-${name})
+        # A right/ variant's check leaves its reports out; its access figures are held to the GPU's counters
+        # (profiled here, or recorded in gpu_counters.json) by a check of their own, Report.AccessAnalysis alone.
+        if(variant MATCHES "^right/" AND gpu_counters)
+            file(READ ${gpu_counters} counters_text)
+            string(JSON recorded ERROR_VARIABLE not_recorded GET "${counters_text}" solutions ${variant})
+            if(NOT not_recorded)
+                add_test(NAME ${lab}/${variant}-access-agrees-with-gpu-counters
+                         COMMAND ${grade} --solution ${variant} --no-timing --filter Report.AccessAnalysis
+                                 --require counters --out ${out}/${lab}-${name}-counters)
+                list(APPEND untimed_tests ${lab}/${variant}-access-agrees-with-gpu-counters)
+            endif()
+        endif()
         if(named_speed_tests)
             _gpulab_untimed_fixture(${lab} ${variant} ${check} REQUIRED)
             list(APPEND timed_tests ${check})

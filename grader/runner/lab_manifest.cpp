@@ -20,6 +20,7 @@ std::vector<LabManifest> load_manifests(const std::string& build_dir) {
         for (const auto& [name, s] : j.at("solutions").items()) {
             Solution solution{name, {}, s.value("sources_dir", ""), s.value("expect", ""), 0};
             solution.prebuilt = s.value("prebuilt", false);
+            solution.recorded_gpu_counters = j.value("gpu_counters", "");
             if (!solution.expect.empty()) {
                 const Json expect = load_json_file(solution.expect);
                 solution.test_timeout_s = expect.value("test_timeout_s", 0u);

@@ -24,6 +24,9 @@ struct Solution {
     unsigned test_timeout_s = 0;        // a planted bug's own per-test limit (an endless loop need not wait long)
     std::set<std::string> test_timeout_ids;  // the tests that limit is for: those it breaks (must_fail, may_fail)
     bool prebuilt = false;              // compiled elsewhere (a student release's reference): no sources, no objects
+    // The lab's counters recorded on a GPU (grader/labs/<lab>/gpu_counters.json; "" where it has none): CPU
+    // execution mode's access figures of the solutions recorded there are held to them (requirements.cpp).
+    std::string recorded_gpu_counters;
 };
 
 struct LabManifest {

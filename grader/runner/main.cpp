@@ -156,9 +156,10 @@ int main(int argc, char** argv) {
     app.add_option("--out", options.out, "where logs and summary.json go (default <build>/grade/<solution>)");
     app.add_option("--seed", options.seed, "random seed for the inputs (default: a fresh one, printed)");
     app.add_option("--filter", options.filter, "only tests matching this GoogleTest filter (for debugging)");
-    app.add_option("--require", options.require, "none | full | starter | expected: exit 1 unless the grade looks so")
+    app.add_option("--require", options.require, "none | full | starter | expected | counters: exit 1 unless the grade looks so (counters: CPU execution "
+                   "mode's access figures agree with the GPU's, profiled here or recorded in gpu_counters.json)")
         ->capture_default_str()
-        ->check(CLI::IsMember({"none", "full", "starter", "expected"}));
+        ->check(CLI::IsMember({"none", "full", "starter", "expected", "counters"}));
     app.add_option("--mode", options.mode,
                    "gpu: kernels on the GPU; cpu: CPU execution mode (correctness only); auto: gpu when one is there")
         ->capture_default_str()

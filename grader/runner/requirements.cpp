@@ -2,6 +2,7 @@
 
 #include "exit_status.h"
 
+#include "gpulab/counter_agreement.h"
 #include "gpulab/lab_config.h"
 
 #include <algorithm>
@@ -92,30 +93,71 @@ int check_expectations(const LabScore& lab, const std::string& expect_file) {
     return verdict;
 }
 
-// Issue 35, item 3: where this machine's GPU was profiled beside CPU execution mode (Report.AccessAnalysis recorded
-// gpu_disagreements), the two must agree: sectors per request and bank conflicts are deterministic for a kernel,
-// so a disagreement is a fault of CPU mode's model (or of the profile), which would otherwise give students wrong
-// figures and wrong causes without a GPU. Held for the reference and the right/ and slow/ variants: the kernels the
-// project vouches for, correct code in styles students write. wrong/ and cheats/ are exempt: a cheat may run other
-// code on the GPU than in CPU execution mode by design (a __CUDA_ARCH__ branch, a launch that sniffs the size or the
-// machine), and a planted bug's kernel may race or read out of bounds, so its accesses differ between the two runs.
-// Without a GPU the property is absent and nothing is checked.
+// Issue 35, item 3: CPU execution mode's access figures must agree with a GPU's counters of the same launches
+// (counter_agreement.h): sectors per request and bank conflicts are deterministic for a kernel, so a disagreement is
+// a fault of CPU mode's model (or of the profile), which would otherwise give students wrong figures and wrong
+// causes without a GPU. Held for the reference and the right/ and slow/ variants: the kernels the project vouches
+// for, correct code in styles students write. wrong/ and cheats/ are exempt: a cheat may run other code on the GPU
+// than in CPU execution mode by design (a __CUDA_ARCH__ branch, a launch that sniffs the size or the machine), and a
+// planted bug's kernel may race or read out of bounds, so its accesses differ between the two runs.
 bool held_to_gpu_agreement(const Solution& solution) {
     return solution.name.rfind("right/", 0) == 0 || solution.name.rfind("slow/", 0) == 0;
 }
 
-int check_gpu_agreement(const LabScore& lab) {
+// Without a GPU: the figures against the counters a GPU recorded for this solution (grader/labs/<lab>/
+// gpu_counters.json, made by grader/tools/record_gpu_counters.py from a GPU grading), so that a change to CPU mode's
+// model that breaks agreement fails make test on a machine without a GPU too (lab 01's sector use read 0% against
+// the H200's 86% for a day because every check of it needed a GPU). Returns the launches that disagree.
+std::vector<std::string> recorded_disagreements(const Json& cpu, const Json& recorded) {
+    std::vector<std::string> out;
+    for (const auto& [key, gpu] : recorded.items()) {
+        const std::string call = gpu.value("call", key);
+        if (!cpu.contains(key)) {
+            out.push_back(call + ": not analysed in CPU execution mode");
+            continue;
+        }
+        const CounterFigures c = counter_figures_of(cpu.at(key)), g = counter_figures_of(gpu);
+        if (!counters_agree(c, g)) out.push_back(call + ": " + counter_pairs(c, g) + " (CPU / recorded GPU)");
+    }
+    return out;
+}
+
+// `compared`: the number of access analyses held to a GPU's counters, live or recorded.
+int check_gpu_agreement(const LabScore& lab, const Solution& solution, int* compared = nullptr) {
     int verdict = kGraded;
     for (const IdScore& s : lab.ids) {
-        if (!s.properties.contains("gpu_disagreements")) continue;
-        const Json& v = s.properties.at("gpu_disagreements");
-        long long n = 0;
-        if (v.is_number_integer()) n = v.get<long long>();
-        else if (v.is_string()) n = std::atoll(v.get<std::string>().c_str());
-        if (n <= 0) continue;
-        std::cout << "  REQUIREMENT NOT MET: " << s.id << ": CPU execution mode's access analysis and the GPU's counters "
-                  << "disagree on " << n << " launch" << (n == 1 ? "" : "es") << " (CPU / GPU): "
-                  << s.properties.value("gpu_disagreement_rows", std::string("(not listed)")) << "\n";
+        if (s.properties.contains("gpu_disagreements")) {  // this machine's GPU was profiled beside CPU mode
+            const Json& v = s.properties.at("gpu_disagreements");
+            long long n = 0;
+            if (v.is_number_integer()) n = v.get<long long>();
+            else if (v.is_string()) n = std::atoll(v.get<std::string>().c_str());
+            if (compared) ++*compared;
+            if (n <= 0) continue;
+            std::cout << "  REQUIREMENT NOT MET: " << s.id << ": CPU execution mode's access analysis and the GPU's "
+                      << "counters disagree on " << n << " launch" << (n == 1 ? "" : "es") << " (CPU / GPU): "
+                      << s.properties.value("gpu_disagreement_rows", std::string("(not listed)")) << "\n";
+            verdict = kRequirementNotMet;
+            continue;
+        }
+        if (!s.properties.contains("access_figures") || solution.recorded_gpu_counters.empty()) continue;
+        const Json file = load_json_file(solution.recorded_gpu_counters);
+        const Json recorded = file.value("solutions", Json::object()).value(solution.name, Json());
+        if (!recorded.is_object()) continue;
+        if (compared) ++*compared;
+        const std::vector<std::string> wrong =
+            recorded_disagreements(Json::parse(s.properties.value("access_figures", std::string("{}"))), recorded);
+        const std::string where = file.value("device", std::string("a GPU")) + " at " +
+                                  file.value("commit", std::string("?")) + " (" + solution.recorded_gpu_counters + ")";
+        if (wrong.empty()) {
+            std::cout << "  " << s.id << ": CPU execution mode's access figures agree with the counters recorded on "
+                      << where << ": " << recorded.size() << " launch" << (recorded.size() == 1 ? "" : "es") << "\n";
+            continue;
+        }
+        std::string listed;
+        for (const std::string& w : wrong) listed += (listed.empty() ? "" : "; ") + w;
+        std::cout << "  REQUIREMENT NOT MET: " << s.id << ": CPU execution mode's access analysis disagrees with the "
+                  << "counters recorded on " << where << " on " << wrong.size() << " launch"
+                  << (wrong.size() == 1 ? "" : "es") << " (" << agreement_rule() << "): " << listed << "\n";
         verdict = kRequirementNotMet;
     }
     return verdict;
@@ -144,6 +186,18 @@ int check_requirement(const std::string& requirement, const LabScore& lab, const
         std::cout << "  REQUIREMENT NOT MET: the solution does not compile\n";
         return kRequirementNotMet;
     }
+    // Only the agreement of CPU execution mode's access figures with the GPU's (make test's check of a right/
+    // variant, whose grade is checked apart without its reports: --filter Report.AccessAnalysis, so the config's
+    // other tests are missing by design). A check that compared nothing must not pass.
+    if (requirement == "counters") {
+        int compared = 0;
+        const int verdict = check_gpu_agreement(lab, solution, &compared);
+        if (compared > 0) return verdict;
+        std::cout << "  REQUIREMENT NOT MET: nothing was held to a GPU's counters: Report.AccessAnalysis did not run, "
+                     "no GPU was profiled here, and gpu_counters.json records nothing for "
+                  << solution.name << "\n";
+        return kRequirementNotMet;
+    }
     if (!lab.voided.empty() && requirement != "expected") {
         std::cout << "  REQUIREMENT NOT MET: the lab was " << lab.voided << ": " << lab.void_reason << "\n";
         return kRequirementNotMet;
@@ -158,7 +212,7 @@ int check_requirement(const std::string& requirement, const LabScore& lab, const
                 std::cout << "  REQUIREMENT NOT MET: " << s.id << " did not get full marks\n";
                 return kRequirementNotMet;
             }
-        return check_gpu_agreement(lab);
+        return check_gpu_agreement(lab, solution);
     }
     if (requirement == "starter") {
         for (const IdScore& s : lab.ids)
@@ -179,7 +233,7 @@ int check_requirement(const std::string& requirement, const LabScore& lab, const
             return kUsageError;
         }
         const int verdict = check_expectations(lab, solution.expect);
-        return held_to_gpu_agreement(solution) ? combine(verdict, check_gpu_agreement(lab)) : verdict;
+        return held_to_gpu_agreement(solution) ? combine(verdict, check_gpu_agreement(lab, solution)) : verdict;
     }
     std::cout << "unknown --require " << requirement << "\n";
     return kUsageError;

@@ -3,6 +3,7 @@
 #include "gpulab/gpu_profile_report.h"
 
 #include "gpulab/access_analysis.h"
+#include "gpulab/counter_agreement.h"
 #include "gpulab/format.h"
 #include "gpulab/gpu_profile.h"
 #include "gpulab/grader_test.h"
@@ -305,7 +306,13 @@ std::string gpu_profile_table(const std::vector<GpuKernelFigures>& rows, const s
     return out.str();
 }
 
-std::string gpu_beside_cpu_table(const std::vector<AccessFigures>& rows, std::vector<std::string>* disagreeing) {
+CounterFigures counter_figures(const AccessFigures& f) {
+    return {f.load_sector_use, f.store_sector_use, f.shared_load_conflicts_per_request,
+            f.shared_store_conflicts_per_request};
+}
+
+std::string gpu_beside_cpu_table(const std::vector<AccessFigures>& rows, std::vector<std::string>* disagreeing,
+                                 nlohmann::json* gpu_figures) {
     const GpuProfile& profile = gpu_profile();
     if (!profile.available) return "";
     std::ostringstream out;
@@ -315,17 +322,6 @@ std::string gpu_beside_cpu_table(const std::vector<AccessFigures>& rows, std::ve
     std::snprintf(line, sizeof line, "  %-44s %13s %13s %13s %13s  %s\n", "launch", "load use", "store use",
                   "conf/ld req", "conf/st req", "agree");
     out << line;
-    // Within what. Both figures are the whole grid's (CPU mode weighs each sampled block by its class of the grid,
-    // estimate_whole_grid), and a failed agreement fails the reference's and right/ and slow/ variants' grades
-    // (requirements.cpp), so the slack is the CPU estimate's own noise, not a guess. Sector use: 10 points; the
-    // interior blocks are a random sample and sector counts come from one page in N (lab 04's reference at 512^3
-    // float read 53-65% load use over 14 seeds against the H200's 57%, after 9385d73 balanced the sample along x;
-    // the 27 references and right/ and slow/ variants of labs 02-07 stayed within 5 points over two seeds). Conflicts: 0.5 per request; per class
-    // they are exact, but a block whose shared accesses were counted in part (shared_faults_per_block) gives its
-    // conflicts from that part, classes under 1% of the grid are left out, and the GPU's counter reads above the
-    // hand count (lab 04's double tile: 2.03 against 2.00 by hand, CPU mode 1.96). Kernels whose conflicts differ
-    // in kind differ by 1 or more per request (0.88 against 2.03 was the bug this check exists for).
-    auto near = [](double cpu, double gpu, double slack) { return std::fabs(cpu - gpu) <= slack; };
     for (const AccessFigures& c : rows) {
         if (!c.available) continue;
         const GpuKernelFigures g = figures_of(profile, c.suite, c.instance, "yours");
@@ -333,27 +329,26 @@ std::string gpu_beside_cpu_table(const std::vector<AccessFigures>& rows, std::ve
             out << "  " << c.call << ": " << g.why << "\n";
             continue;
         }
-        const bool agree = near(c.load_sector_use, g.load_sector_use, 0.10) &&
-                           near(c.store_sector_use, g.store_sector_use, 0.10) &&
-                           near(c.shared_load_conflicts_per_request, g.shared_load_conflicts_per_request, 0.5) &&
-                           near(c.shared_store_conflicts_per_request, g.shared_store_conflicts_per_request, 0.5);
-        if (!agree && disagreeing)
-            disagreeing->push_back(c.call + ": load use " + pct(c.load_sector_use) + " / " + pct(g.load_sector_use) +
-                                   ", store use " + pct(c.store_sector_use) + " / " + pct(g.store_sector_use) +
-                                   ", conflicts per shared load " + fixed(c.shared_load_conflicts_per_request, 2) +
-                                   " / " + fixed(g.shared_load_conflicts_per_request, 2) + ", per shared store " +
-                                   fixed(c.shared_store_conflicts_per_request, 2) + " / " +
-                                   fixed(g.shared_store_conflicts_per_request, 2) + " (CPU / GPU)");
+        const CounterFigures cpu = counter_figures(c);
+        const CounterFigures gpu{g.load_sector_use, g.store_sector_use, g.shared_load_conflicts_per_request,
+                                 g.shared_store_conflicts_per_request};
+        if (gpu_figures) {
+            nlohmann::json row = to_json(gpu);
+            row["call"] = c.call;
+            (*gpu_figures)[c.suite + " " + c.instance] = row;
+        }
+        const bool agree = counters_agree(cpu, gpu);
+        if (!agree && disagreeing) disagreeing->push_back(c.call + ": " + counter_pairs(cpu, gpu) + " (CPU / GPU)");
         auto pair = [](const std::string& a, const std::string& b) { return a + " / " + b; };
         std::snprintf(line, sizeof line, "  %-44s %13s %13s %13s %13s  %s\n", c.call.substr(0, 44).c_str(),
-                      pair(pct(c.load_sector_use), pct(g.load_sector_use)).c_str(),
-                      pair(pct(c.store_sector_use), pct(g.store_sector_use)).c_str(),
-                      pair(fixed(c.shared_load_conflicts_per_request, 2), fixed(g.shared_load_conflicts_per_request, 2)).c_str(),
-                      pair(fixed(c.shared_store_conflicts_per_request, 2), fixed(g.shared_store_conflicts_per_request, 2)).c_str(),
+                      pair(pct(cpu.load_use), pct(gpu.load_use)).c_str(),
+                      pair(pct(cpu.store_use), pct(gpu.store_use)).c_str(),
+                      pair(fixed(cpu.conflicts_per_load, 2), fixed(gpu.conflicts_per_load, 2)).c_str(),
+                      pair(fixed(cpu.conflicts_per_store, 2), fixed(gpu.conflicts_per_store, 2)).c_str(),
                       agree ? "yes" : "NO");
         out << line;
     }
-    out << "  agree: sector use within 10 points, bank conflicts within 0.5 per request\n";
+    out << "  agree: " << agreement_rule() << "\n";
     return out.str();
 }
 

@@ -15,6 +15,7 @@
 #pragma once
 
 #include "gpulab/access_diagnosis.h"
+#include "gpulab/counter_agreement.h"
 #include "gpulab/launch_geometry.h"
 #include "gpulab/launch_recorder.h"
 
@@ -63,8 +64,13 @@ std::string speed_diagnosis(const GpuProfile& profile, const std::string& suite,
 
 // CPU execution mode's exact figures (Report.AccessAnalysis) beside the GPU's counters of the same launches, where
 // this machine's GPU can be profiled (issue 35, item 3); "" where it cannot. Appends to *disagreeing one line per
-// launch whose figures disagree beyond the stated slack, naming it and both figures of each measure.
-std::string gpu_beside_cpu_table(const std::vector<AccessFigures>& rows, std::vector<std::string>* disagreeing);
+// launch whose figures disagree beyond the stated slack (counter_agreement.h), naming it and both figures of each
+// measure; sets (*gpu_figures)["<suite> <instance>"] to the GPU's figures of each launch, for recording them
+// (grader/tools/record_gpu_counters.py).
+std::string gpu_beside_cpu_table(const std::vector<AccessFigures>& rows, std::vector<std::string>* disagreeing,
+                                 nlohmann::json* gpu_figures = nullptr);
+// The figures of a CPU-mode row that the agreement compares.
+CounterFigures counter_figures(const AccessFigures& f);
 
 // The table Report.GpuProfile prints; `expert_why` (GpuProfile::expert_why), where given, is its one line on why no
 // expert kernel is beside the others.

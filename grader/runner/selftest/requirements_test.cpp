@@ -1,6 +1,6 @@
 // check_requirement (--require): the reference and right/ and slow/ variants are held to CPU execution mode agreeing
 // with the GPU's counters where both were measured (Report.AccessAnalysis's gpu_disagreements); wrong/ and cheats/
-// are not; without a GPU (no such property) nothing changes.
+// are not; without a GPU, CPU mode's figures are held to the counters a GPU recorded for the solution (gpu_counters.json).
 #include "exit_status.h"
 #include "requirements.h"
 
@@ -70,6 +70,75 @@ TEST(Requirements, AgreementIsNotAskedOfWrongAndCheatsOrWithoutAGpu) {
               gpulab::runner::kGraded);
     EXPECT_EQ(check_requirement("expected", graded(0), variant("slow/tile-too-big-for-two-blocks")),
               gpulab::runner::kGraded);
+    testing::internal::GetCapturedStdout();
+}
+
+// Without a GPU: CPU execution mode's figures (access_figures, as Report.AccessAnalysis records them) against the
+// counters a GPU recorded for the solution. `load_use` is CPU mode's load sector use of lab 01's step.
+LabScore graded_without_gpu(double load_use) {
+    LabScore lab = graded(-1);
+    lab.ids[1].properties["access_figures"] =
+        R"({"Step M67108864": {"call": "launch_step at M = 67108864", "load_use": )" + std::to_string(load_use) +
+        R"(, "store_use": 0.80, "conflicts_per_load": 0, "conflicts_per_store": 0}})";
+    return lab;
+}
+
+Solution recorded(const std::string& name) {
+    Solution s = name == "reference" ? Solution{} : variant(name);
+    s.name = name;
+    s.recorded_gpu_counters = testing::TempDir() + "requirements_test_gpu_counters.json";
+    std::ofstream(s.recorded_gpu_counters) << R"({"device": "NVIDIA H200", "commit": "abc1234", "solutions": {
+        "reference": {"Step M67108864": {"call": "launch_step at M = 67108864", "load_use": 0.86, "store_use": 0.80,
+                                         "conflicts_per_load": 0, "conflicts_per_store": 0}},
+        "slow/tiny-blocks": {"Step M67108864": {"load_use": 0.86, "store_use": 0.80, "conflicts_per_load": 0,
+                                                "conflicts_per_store": 0},
+                             "Step M1000": {"call": "launch_step at M = 1000", "load_use": 0.86, "store_use": 0.80}}}})";
+    return s;
+}
+
+TEST(Requirements, WithoutAGpuTheFiguresMustAgreeWithTheCountersRecordedOnOne) {
+    testing::internal::CaptureStdout();
+    // The bug this exists for: a sample on pages no block touched gave 0% where the H200 counted 86%.
+    EXPECT_EQ(check_requirement("full", graded_without_gpu(0.0), recorded("reference")),
+              gpulab::runner::kRequirementNotMet);
+    std::string said = testing::internal::GetCapturedStdout();
+    EXPECT_NE(said.find("load use 0% / 86%"), std::string::npos) << said;
+    EXPECT_NE(said.find("NVIDIA H200 at abc1234"), std::string::npos) << said;
+    // Within 10 points: agreed, and said.
+    testing::internal::CaptureStdout();
+    EXPECT_EQ(check_requirement("full", graded_without_gpu(0.80), recorded("reference")), gpulab::runner::kGraded);
+    said = testing::internal::GetCapturedStdout();
+    EXPECT_NE(said.find("agree with the counters recorded"), std::string::npos) << said;
+    // A recorded launch CPU mode did not analyse is a disagreement too.
+    testing::internal::CaptureStdout();
+    EXPECT_EQ(check_requirement("expected", graded_without_gpu(0.86), recorded("slow/tiny-blocks")),
+              gpulab::runner::kRequirementNotMet);
+    said = testing::internal::GetCapturedStdout();
+    EXPECT_NE(said.find("launch_step at M = 1000: not analysed"), std::string::npos) << said;
+}
+
+TEST(Requirements, CountersAloneMustCompareSomething) {
+    testing::internal::CaptureStdout();
+    LabScore lab = graded_without_gpu(0.86);
+    EXPECT_EQ(check_requirement("counters", lab, recorded("reference")), gpulab::runner::kGraded);
+    EXPECT_EQ(check_requirement("counters", graded_without_gpu(0.5), recorded("reference")),
+              gpulab::runner::kRequirementNotMet);
+    // Nothing to compare (the report did not run, or nothing is recorded for the solution): not a pass.
+    EXPECT_EQ(check_requirement("counters", graded(-1), recorded("reference")), gpulab::runner::kRequirementNotMet);
+    EXPECT_EQ(check_requirement("counters", lab, recorded("right/not-recorded")), gpulab::runner::kRequirementNotMet);
+    const std::string said = testing::internal::GetCapturedStdout();
+    EXPECT_NE(said.find("nothing was held to a GPU's counters"), std::string::npos) << said;
+}
+
+TEST(Requirements, RecordedCountersAreNotAskedOfWrongOrOfSolutionsNotRecorded) {
+    testing::internal::CaptureStdout();
+    EXPECT_EQ(check_requirement("expected", graded_without_gpu(0.0), recorded("wrong/off-by-one-boundary")),
+              gpulab::runner::kGraded);
+    EXPECT_EQ(check_requirement("expected", graded_without_gpu(0.0), recorded("right/not-recorded")),
+              gpulab::runner::kGraded);
+    Solution none = variant("reference");
+    none.name = "reference";
+    EXPECT_EQ(check_requirement("full", graded_without_gpu(0.0), none), gpulab::runner::kGraded);
     testing::internal::GetCapturedStdout();
 }
 

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Record a GPU's counters of the kernels the project vouches for, so that CPU execution mode is held to them where
+no GPU is (issue 35).
+
+On a machine whose GPU Nsight Compute can profile, Report.AccessAnalysis records the GPU's figures of each timed
+launch beside CPU execution mode's (the summary.json property gpu_counter_figures). This tool takes them from GPU
+gradings of the reference and of right/ and slow/ variants (gpulab-grade --out folders) and writes
+grader/labs/<lab>/gpu_counters.json. make test then holds CPU execution mode's figures of those solutions to them
+(requirements.cpp): a change to CPU mode's access model that breaks agreement fails on a machine without a GPU too.
+
+    grader/tools/record_gpu_counters.py --commit 3c161c8 OUT_DIR [OUT_DIR ...]
+
+Only solutions graded in the given folders are replaced; the others recorded in a lab's file stay.
+"""
+import argparse
+import datetime
+import json
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+HELD = ("reference", "right/", "slow/")  # what requirements.cpp holds to agreement
+
+
+def summaries(folders):
+    for folder in folders:
+        for path in sorted(pathlib.Path(folder).rglob("summary.json")):
+            yield path, json.loads(path.read_text())
+
+
+def gpu_figures(summary):
+    """(lab, figures) for each lab whose Report.AccessAnalysis recorded the GPU's counters."""
+    for lab in summary.get("labs", []):
+        for test in lab.get("tests", []):
+            if test.get("id") != "Report.AccessAnalysis":
+                continue
+            text = test.get("properties", {}).get("gpu_counter_figures")
+            if text:
+                yield lab["lab"], json.loads(text)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--commit", required=True, help="the commit the GPU gradings were built from")
+    parser.add_argument("--date", default=datetime.date.today().isoformat())
+    parser.add_argument("folders", nargs="+", help="gpulab-grade --out folders of GPU gradings")
+    args = parser.parse_args()
+
+    recorded = {}  # lab -> (device, {solution: figures})
+    for path, summary in summaries(args.folders):
+        solution = summary.get("solution", "")
+        if summary.get("mode") != "gpu" or not solution.startswith(HELD):
+            continue
+        device = summary.get("device", {}).get("name", "a GPU")
+        for lab, figures in gpu_figures(summary):
+            seen_device, solutions = recorded.setdefault(lab, (device, {}))
+            if seen_device != device:
+                sys.exit(f"{path}: {lab} was graded on {device} and on {seen_device}: record one GPU at a time")
+            solutions[solution] = figures
+    if not recorded:
+        sys.exit("no GPU grading with Report.AccessAnalysis's gpu_counter_figures in " + ", ".join(args.folders))
+
+    for lab, (device, solutions) in sorted(recorded.items()):
+        target = ROOT / "grader" / "labs" / lab / "gpu_counters.json"
+        old = json.loads(target.read_text()) if target.exists() else {}
+        if old and old.get("device") != device:
+            print(f"{target}: recorded on {old.get('device')}, now {device}: the solutions not graded now are dropped")
+            old["solutions"] = {}
+        merged = dict(old.get("solutions", {}))
+        merged.update(solutions)
+        doc = {
+            "about": "Nsight Compute's counters of the timed launches of the solutions the project vouches for, "
+                     "recorded by grader/tools/record_gpu_counters.py; without a GPU, CPU execution mode's access "
+                     "figures of these solutions must agree with them (grader/runner/requirements.cpp)",
+            "device": device,
+            "commit": args.commit,
+            "date": args.date,
+            "solutions": dict(sorted(merged.items())),
+        }
+        target.write_text(json.dumps(doc, indent=1, sort_keys=False) + "\n")
+        print(f"{target.relative_to(ROOT)}: {len(solutions)} solution(s) recorded on {device}")
+
+
+if __name__ == "__main__":
+    main()

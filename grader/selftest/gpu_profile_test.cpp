@@ -18,38 +18,60 @@ namespace {
 
 using namespace gpulab;
 
-const char* const kCsv =
+// With --nvtx, each kernel's push/pop ranges in one column, as ncu 2025.3.1 printed them: the thread id, then one
+// quoted "<domain>:<range>:..." entry per open range (CSV-quoted again, so its quotes are doubled).
+std::string range_field(int launch) {
+    return "\"4242  \"\"<default domain>:gpulab launch " + std::to_string(launch) +
+           ":none:none:none:none:none:none\"\" \"";
+}
+
+const std::string kCsv =
     "==PROF== Connected to process 4242 (/b/labs/grade-02-heat-2d-gpu)\n"
-    "==PROF== Profiling \"gpulab_profile_marker\" - 0: 0%....50%....100% - 9 passes\n"
-    "==PROF== Profiling \"ftcs_naive\" - 1: 0%....50%....100% - 9 passes\n"
-    "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\","
-    "\"Grid Size\",\"Device\",\"CC\",\"launch__grid_size\",\"smsp__sass_data_bytes_mem_global_op_ld.sum\","
-    "\"sm__warps_active.avg.pct_of_peak_sustained_active\"\n"
-    "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"inst\",\"%\"\n"
-    "\"0\",\"4242\",\"grade-02-heat-2d-gpu\",\"h\",\"gpulab_profile_marker\",\"1\",\"7\",\"(1, 1, 1)\",\"(1, 1, 1)\","
-    "\"0\",\"9.0\",\"1\",\"0\",\"3.12\"\n"
-    "\"1\",\"4242\",\"grade-02-heat-2d-gpu\",\"h\",\"void heat::ftcs_naive<float>(const float *, float *, int, int, "
-    "float)\",\"1\",\"7\",\"(32, 8, 1)\",\"(256, 1024, 1)\",\"0\",\"9.0\",\"262,144\",\"1,342,177,280\",\"87.5\"\n"
-    "\"2\",\"4242\",\"grade-02-heat-2d-gpu\",\"h\",\"gpulab_profile_marker\",\"1\",\"7\",\"(1, 1, 1)\",\"(2, 1, 1)\","
-    "\"0\",\"9.0\",\"2\",\"0\",\"3.12\"\n"
-    "\"3\",\"4242\",\"grade-02-heat-2d-gpu\",\"h\",\"ftcs_tiled\",\"1\",\"7\",\"(32, 8, 1)\",\"(256, 1024, 1)\","
-    "\"0\",\"9.0\",\"262,144\",\"352,321,536\",\"n/a\"\n"
+    "==PROF== Profiling \"ftcs_naive\" - 0: 0%....50%....100% - 9 passes\n"
+    "==PROF== Profiling \"ftcs_tiled\" - 1: 0%....50%....100% - 9 passes\n"
+    "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\","
+    "\"thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg\","
+    "\"Id:Domain:Start/Stop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg\",\"Kernel Name\",\"Context\","
+    "\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"launch__grid_size\","
+    "\"smsp__sass_data_bytes_mem_global_op_ld.sum\",\"sm__warps_active.avg.pct_of_peak_sustained_active\"\n"
+    "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"inst\",\"%\"\n"
+    "\"0\",\"4242\",\"grade-02-heat-2d-gpu\",\"h\"," + range_field(0) + ",\"\","
+    "\"void heat::ftcs_naive<float>(const float *, float *, int, int, float)\",\"1\",\"7\",\"(32, 8, 1)\","
+    "\"(256, 1024, 1)\",\"0\",\"9.0\",\"262,144\",\"1,342,177,280\",\"87.5\"\n"
+    "\"1\",\"4242\",\"grade-02-heat-2d-gpu\",\"h\"," + range_field(1) + ",\"\",\"ftcs_tiled\",\"1\",\"7\","
+    "\"(32, 8, 1)\",\"(256, 1024, 1)\",\"0\",\"9.0\",\"262,144\",\"352,321,536\",\"n/a\"\n"
     "==PROF== Disconnected from process 4242\n";
 
 TEST(GpuProfile, ParsesNcuCsvInBaseUnits) {
     const std::vector<NcuRow> rows = parse_ncu_csv(kCsv);
-    ASSERT_EQ(rows.size(), 4u);
-    EXPECT_EQ(rows[1].kernel, "void heat::ftcs_naive<float>(const float *, float *, int, int, float)");
-    EXPECT_DOUBLE_EQ(rows[1].metrics.at(ncu_metric::kGlobalLoadBytes), 1342177280.0);
-    EXPECT_DOUBLE_EQ(rows[1].metrics.at(ncu_metric::kAchievedOccupancy), 87.5);
-    EXPECT_TRUE(std::isnan(rows[3].metrics.at(ncu_metric::kAchievedOccupancy)));  // "n/a"
-    EXPECT_EQ(rows[1].text.at("Grid Size"), "(256, 1024, 1)");
-    EXPECT_EQ(marker_launch_index(rows[0]), 0);
-    EXPECT_EQ(marker_launch_index(rows[2]), 1);
-    EXPECT_EQ(marker_launch_index(rows[1]), -1);
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].kernel, "void heat::ftcs_naive<float>(const float *, float *, int, int, float)");
+    EXPECT_DOUBLE_EQ(rows[0].metrics.at(ncu_metric::kGlobalLoadBytes), 1342177280.0);
+    EXPECT_DOUBLE_EQ(rows[0].metrics.at(ncu_metric::kAchievedOccupancy), 87.5);
+    EXPECT_TRUE(std::isnan(rows[1].metrics.at(ncu_metric::kAchievedOccupancy)));  // "n/a"
+    EXPECT_EQ(rows[0].text.at("Grid Size"), "(256, 1024, 1)");
+    EXPECT_EQ(range_launch_index(rows[0]), 0);
+    EXPECT_EQ(range_launch_index(rows[1]), 1);
 }
 
-TEST(GpuProfile, AttributesKernelsToTheLaunchWhoseMarkerPrecedesThem) {
+TEST(GpuProfile, ALaunchNumberIsReadFromItsRangeWhole) {
+    NcuRow row;
+    const std::string column = "thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg";
+    row.text[column] = "4242  \"<default domain>:gpulab launch 12:none:none:none:none:none:none\" ";
+    EXPECT_EQ(range_launch_index(row), 12);
+    // Nested ranges: a student's own range inside ours does not hide it.
+    row.text[column] = "4242  \"<default domain>:gpulab launch 3:none:none:none:none:none:none\" "
+                       "\"<default domain>:my kernels:none:none:none:none:none:none\" ";
+    EXPECT_EQ(range_launch_index(row), 3);
+    // A range that only starts like ours, or no range at all: in no launch.
+    row.text[column] = "4242  \"<default domain>:gpulab launch 3b:none\" ";
+    EXPECT_EQ(range_launch_index(row), -1);
+    row.text[column] = "";
+    EXPECT_EQ(range_launch_index(row), -1);
+    EXPECT_EQ(range_launch_index(NcuRow{}), -1);
+}
+
+TEST(GpuProfile, AttributesKernelsToTheLaunchWhoseRangeHoldsThem) {
     std::vector<ProfiledLaunch> names(2);
     names[0].suite = "NaiveStep", names[0].instance = "8192x8192";
     names[1].suite = "TiledStep", names[1].instance = "8192x8192";
@@ -67,7 +89,7 @@ TEST(GpuProfile, AttributesKernelsToTheLaunchWhoseMarkerPrecedesThem) {
     profile.launches = launches;
     EXPECT_EQ(profile.find("TiledStep", "8192x8192"), &profile.launches[1]);
     EXPECT_EQ(profile.find("TiledStep", "4096x4096"), nullptr);
-    // Two launches of one kernel, with the marker grids out of the names' range: still attributed, never dropped.
+    // Launch numbers out of the names' range: still attributed, never dropped.
     const std::vector<ProfiledLaunch> more = attribute_rows(parse_ncu_csv(kCsv), {});
     ASSERT_EQ(more.size(), 2u);
     EXPECT_EQ(more[0].kernels.size(), 1u);
@@ -178,26 +200,22 @@ TEST(GpuProfile, ATileSkippedOnTheGpuFailsBySharedMemoryToo) {
 // ---- The expert's launches (issue 35, item 1) ----------------------------------------------------------------
 
 // Lab 02's child, with the expert: its launch lines in index order (yours, the reference's, the expert's), and the
-// CSV ncu wrote for them (a marker before each launch, its grid the launch's number plus one).
+// CSV ncu wrote for them (each kernel inside its launch's range).
 const char* const kChildWithExpert =
     "[gpulab-profile] launch 0\tyours\tTiledStep\t8192x8192\tlaunch_step_tiled at 8192x8192\n"
     "[gpulab-profile] launch 1\treference\tTiledStep\t8192x8192\tlaunch_step_tiled at 8192x8192\n"
     "[gpulab-profile] launch 2\texpert\tTiledStep\t8192x8192\texpert::launch_step at 8192x8192\n"
     "[gpulab-profile] workload finished\n";
 
-std::string marker_row(int id, int grid) {
-    return "\"" + std::to_string(id) + "\",\"gpulab_profile_marker\",\"" + std::to_string(grid) + "\",\"0\"\n";
-}
-
-std::string kernel_row(int id, const std::string& name, const std::string& loads) {
-    return "\"" + std::to_string(id) + "\",\"" + name + "\",\"262,144\",\"" + loads + "\"\n";
+std::string kernel_row(int id, int launch, const std::string& name, const std::string& loads) {
+    return "\"" + std::to_string(id) + "\"," + range_field(launch) + ",\"" + name + "\",\"262,144\",\"" + loads + "\"\n";
 }
 
 const std::string kCsvWithExpert =
-    "\"ID\",\"Kernel Name\",\"launch__grid_size\",\"smsp__sass_data_bytes_mem_global_op_ld.sum\"\n" + marker_row(0, 1) +
-    kernel_row(1, "ftcs_tiled", "352,321,536") + marker_row(2, 2) + kernel_row(3, "ftcs_tiled_reference", "344,064,000") +
-    marker_row(4, 3) + kernel_row(5, "void expert::heat2d_step_kernel<32, 8>(const float *, float *, int, int, float)",
-                                  "268,435,456");
+    "\"ID\",\"thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg\",\"Kernel Name\","
+    "\"launch__grid_size\",\"smsp__sass_data_bytes_mem_global_op_ld.sum\"\n" +
+    kernel_row(0, 0, "ftcs_tiled", "352,321,536") + kernel_row(1, 1, "ftcs_tiled_reference", "344,064,000") +
+    kernel_row(2, 2, "void expert::heat2d_step_kernel<32, 8>(const float *, float *, int, int, float)", "268,435,456");
 
 TEST(GpuProfile, ExpertRowsAreAttributedAfterTheReferences) {
     std::string expert_why = "unchanged";

@@ -58,9 +58,10 @@ extern char** environ;
 
 namespace gpulab {
 
-// The marker kernel (gpu_profile_marker.cu; CPU execution mode's harness has a stand-in that throws: its child is
-// always a GPU grader).
-void launch_gpu_profile_marker(int blocks);
+// The NVTX range around each launch (gpu_profile_range.cu; CPU execution mode's harness has a stand-in that throws:
+// its child is always a GPU grader).
+void push_gpu_profile_range(std::size_t index);
+void pop_gpu_profile_range();
 std::string global_load_metric();
 
 namespace {
@@ -156,7 +157,7 @@ private:
         run_all(runs, "expert", first);
     }
 
-    // Runs each launch behind its marker, numbered from `first`; returns the next number.
+    // Runs each launch inside its NVTX range, numbered from `first`; returns the next number.
     static std::size_t run_all(const std::vector<GeometryCheck>& launches, const char* role, std::size_t first) {
         for (std::size_t n = 0; n < launches.size(); ++n) {
             const GeometryCheck& c = launches[n];
@@ -172,11 +173,16 @@ private:
                     pointers.push_back(buffers.back().get());
                 }
                 GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
-                launch_gpu_profile_marker(int(i) + 1);
-                GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
-                c.launch(pointers);
-                GPULAB_CUDA_CHECK(cudaGetLastError());
-                GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
+                push_gpu_profile_range(i);
+                try {
+                    c.launch(pointers);
+                    GPULAB_CUDA_CHECK(cudaGetLastError());
+                    GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
+                } catch (...) {
+                    pop_gpu_profile_range();
+                    throw;
+                }
+                pop_gpu_profile_range();
             } catch (const std::exception& e) {
                 std::string what = e.what();
                 for (char& ch : what)
@@ -383,7 +389,11 @@ GpuProfile run_profile_once() {
                 // --clock-control none: ncu's default locks the whole GPU to its base clock while it profiles, which would
                 // slow a timed test that runs beside this one (CPU execution mode's tests run beside the GPU grading); the
                 // counters read here (bytes, requests, occupancy) do not depend on the clock.
+                // --nvtx --nvtx-include: only kernels inside a launch's range are profiled, and each row names its
+                // range (range_launch_index). A marker kernel launched before each launch did this before, and was
+                // profiled in all the metrics' passes like any kernel.
                 spawn_child({profile.ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
+                             "--nvtx", "--nvtx-include", std::string("regex:") + kProfileRangePrefix + "[0-9]+/",
                              "--log-file", csv, "--metrics", metrics, target.grader, "--gtest_filter=GpuProfileWorkload.Run", "--gtest_color=no",
                              "--gtest_brief=1"},
                             child_env(target, dir.string()), log, "ncu");
@@ -698,17 +708,22 @@ std::vector<NcuRow> parse_ncu_csv(const std::string& output) {
     return rows;
 }
 
-int marker_launch_index(const NcuRow& row) {
-    if (row.kernel.find(kProfileMarkerKernel) == std::string::npos) return -1;
-    double grid = kNaN;
-    if (auto it = row.metrics.find(ncu_metric::kGridSize); it != row.metrics.end()) grid = it->second;
-    if (std::isnan(grid))
-        if (auto it = row.text.find("Grid Size"); it != row.text.end()) {  // "(3, 1, 1)"
-            const std::string& g = it->second;
-            const std::size_t at = g.find_first_of("0123456789");
-            if (at != std::string::npos) grid = std::strtod(g.c_str() + at, nullptr);
+int range_launch_index(const NcuRow& row) {
+    // ncu prints a kernel's push/pop ranges in a column named "thread Domain:Push/Pop_Range:...", as
+    // '<tid>  "<default domain>:gpulab launch 3:none:none:..." ' (one quoted entry per open range).
+    for (const auto& [column, value] : row.text) {
+        if (column.find("Push/Pop_Range") == std::string::npos) continue;
+        for (std::size_t at = value.find(kProfileRangePrefix); at != std::string::npos;
+             at = value.find(kProfileRangePrefix, at + 1)) {
+            const std::size_t digits = at + std::strlen(kProfileRangePrefix);
+            std::size_t end = digits;
+            while (end < value.size() && std::isdigit(static_cast<unsigned char>(value[end]))) ++end;
+            // The range's name ends there: "gpulab launch 1" is not "gpulab launch 12".
+            if (end > digits && (end == value.size() || value[end] == ':' || value[end] == '"'))
+                return std::stoi(value.substr(digits, end - digits));
         }
-    return std::isnan(grid) || grid < 1 ? -1 : int(grid) - 1;
+    }
+    return -1;
 }
 
 std::vector<ProfiledLaunch> launches_of_child_log(const std::string& child_out, std::string* expert_why) {
@@ -739,15 +754,11 @@ std::vector<ProfiledLaunch> launches_of_child_log(const std::string& child_out, 
 
 std::vector<ProfiledLaunch> attribute_rows(const std::vector<NcuRow>& rows, const std::vector<ProfiledLaunch>& names) {
     std::vector<ProfiledLaunch> launches = names;
-    int current = -1;
     for (const NcuRow& row : rows) {
-        if (const int marker = marker_launch_index(row); marker >= 0) {
-            current = marker;
-            if (std::size_t(current) >= launches.size()) launches.resize(current + 1);
-            continue;
-        }
-        if (current < 0) continue;  // before any marker: nothing of a timed launch
-        launches[current].kernels.push_back(ProfiledKernel{row.kernel, row.metrics});
+        const int launch = range_launch_index(row);
+        if (launch < 0) continue;  // outside every launch's range: nothing of a timed launch
+        if (std::size_t(launch) >= launches.size()) launches.resize(launch + 1);
+        launches[launch].kernels.push_back(ProfiledKernel{row.kernel, row.metrics});
     }
     return launches;
 }

@@ -3,9 +3,9 @@
 // How it runs. Like the sanitizer pass (sanitizer_check.h): the grader starts a GPU grader binary as a child
 // under Nsight Compute's CLI (`ncu`), with only one workload to run: every registered timed launch of the lab
 // (launch_geometry.h, timed_launches()), each once, for real, on buffers of the timed size filled with the float
-// 0.5 (the word 0x3F000000, as CPU execution mode's timed count fills its own), outside any timed window. Before
-// each timed launch the child launches a one-thread grader kernel (gpulab_profile_marker) with as many blocks as
-// the launch's number plus one, so every profiled kernel is attributed to the launch whose marker precedes it,
+// 0.5 (the word 0x3F000000, as CPU execution mode's timed count fills its own), outside any timed window. Each
+// timed launch runs inside an NVTX range named after its number ("gpulab launch 3"); ncu profiles only kernels
+// inside such a range and prints the range beside each, so every profiled kernel is attributed to its launch,
 // whatever the launch function runs. Then, where the reference's library is known, the first timed launch of each suite again through
 // the same launch code with the reference's kernels serving the student's role (ProfiledLaunch::role "reference").
 // Then, where the build has the lab's expert kernels (instructor-only: gpulab/expert.h), the expert launches the lab
@@ -278,15 +278,15 @@ struct NcuRow {
 // too). Numbers may carry thousands separators ("1,048,576"): they are read without them.
 std::vector<NcuRow> parse_ncu_csv(const std::string& output);
 
-// The marker kernel's name, and the launch number a marker row carries (its grid size minus one; -1: not a marker).
-inline constexpr const char* kProfileMarkerKernel = "gpulab_profile_marker";
-int marker_launch_index(const NcuRow& row);
+// The NVTX range name's prefix, and the launch number of a row's range (-1: a kernel in no launch's range).
+inline constexpr const char* kProfileRangePrefix = "gpulab launch ";
+int range_launch_index(const NcuRow& row);
 
 // The child's account of its launches (its "[gpulab-profile] launch <i>\t<role>\t<suite>\t<instance>\t<call>" and
 // "failed <i>\t<what>" lines), in index order; *expert_why: why it ran no expert launch, where it said so.
 std::vector<ProfiledLaunch> launches_of_child_log(const std::string& child_out, std::string* expert_why);
 
-// Groups rows into launches: each row after the marker of launch i (and before the next marker) is launch i's.
+// Groups rows into launches: each row inside the range of launch i is launch i's.
 // `names` gives each launch's (suite, instance, call) in index order.
 std::vector<ProfiledLaunch> attribute_rows(const std::vector<NcuRow>& rows,
                                            const std::vector<ProfiledLaunch>& names);

@@ -56,7 +56,9 @@ def main():
             seen_device, solutions = recorded.setdefault(lab, (device, {}))
             if seen_device != device:
                 sys.exit(f"{path}: {lab} was graded on {device} and on {seen_device}: record one GPU at a time")
-            solutions[solution] = figures
+            # Four places: the agreement's slack is 10 points of sector use and 0.5 conflicts per request.
+            solutions[solution] = {launch: {k: round(v, 4) if isinstance(v, float) else v for k, v in f.items()}
+                                   for launch, f in figures.items()}
     if not recorded:
         sys.exit("no GPU grading with Report.AccessAnalysis's gpu_counter_figures in " + ", ".join(args.folders))
 

@@ -239,6 +239,29 @@ TEST(GpuProfile, ExpertRowsAreAttributedAfterTheReferences) {
     EXPECT_EQ(profile.find("TiledStep", "8192x8192", "reference")->kernels[0].name, "ftcs_tiled_reference");
 }
 
+// The comparison cache keeps a full run's output; a later run takes the reference's and the expert's launches from it,
+// never the student's of that earlier run.
+TEST(GpuProfile, TheComparisonCacheGivesTheReferenceAndTheExpertOnly) {
+    std::string expert_why = "unchanged", device;
+    const std::vector<ProfiledLaunch> kept = comparison_launches(kCsvWithExpert, kChildWithExpert, &expert_why, &device);
+    ASSERT_EQ(kept.size(), 2u);
+    EXPECT_EQ(kept[0].role, "reference");
+    EXPECT_EQ(kept[0].kernels.at(0).name, "ftcs_tiled_reference");
+    EXPECT_EQ(kept[1].role, "expert");
+    EXPECT_DOUBLE_EQ(kept[1].total(ncu_metric::kGlobalLoadBytes), 268435456.0);
+    EXPECT_EQ(expert_why, "unchanged");
+    // A kept run whose expert did not load says why, as the run itself did.
+    const std::vector<ProfiledLaunch> without = comparison_launches(
+        kCsvWithExpert,
+        "[gpulab-profile] launch 0\tyours\tTiledStep\t8192x8192\tlaunch_step_tiled at 8192x8192\n"
+        "[gpulab-profile] launch 1\treference\tTiledStep\t8192x8192\tlaunch_step_tiled at 8192x8192\n"
+        "[gpulab-profile] the expert was not profiled: its library did not load (x)\n",
+        &expert_why, nullptr);
+    ASSERT_EQ(without.size(), 1u);
+    EXPECT_EQ(without[0].role, "reference");
+    EXPECT_EQ(expert_why, "its library did not load (x)");
+}
+
 // A failed expert launch is recorded as failed, like any other, and the student's launch keeps its kernels.
 TEST(GpuProfile, AFailedExpertLaunchIsRecordedAndTheStudentsStands) {
     const std::string child = std::string(kChildWithExpert) +

@@ -74,6 +74,10 @@ const char* const kLaunchFailed = "[gpulab-profile] failed ";     // "<i>\t<what
 const char* const kFinished = "[gpulab-profile] workload finished";
 const char* const kExpertNotProfiled = "[gpulab-profile] the expert was not profiled: ";  // "<why>"
 const char* const kExpertLibrary = "GPULAB_EXPERT_LIB";  // the expert's GPU library, for the child
+// Set for the child where the reference's and the expert's rows come from the comparison cache (below): it runs the
+// student's launches only, and says so.
+const char* const kOnlyYours = "GPULAB_PROFILE_ONLY_YOURS";
+const char* const kComparisonCached = "[gpulab-profile] the reference and the expert: from the comparison cache";
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::string tail_of(const std::string& text, std::size_t n) {
@@ -105,6 +109,10 @@ public:
         for (const GeometryCheck& c : timed_launches(""))
             if (profile_leaves_out(c.suite).empty()) launches.push_back(c);
         std::size_t next = run_all(launches, "yours", 0);
+        if (const char* only = std::getenv(kOnlyYours); only && *only == '1') {
+            std::cout << kComparisonCached << "\n" << kFinished << std::endl;
+            return;
+        }
         // The reference's kernels through the same launch code, for the report's comparison (gpu_profile_report.h).
         if (!solution_library_path(Role::reference).empty()) {
             bool served = false;
@@ -270,7 +278,7 @@ Target profile_target() {
     return gpu_target_from_manifest(library);
 }
 
-std::vector<std::string> child_env(const Target& target, const std::string& home) {
+std::vector<std::string> child_env(const Target& target, const std::string& home, bool only_yours) {
     const std::string& library = target.library;
     const std::string& reference = target.reference;
     std::vector<std::string> env;
@@ -278,7 +286,8 @@ std::vector<std::string> child_env(const Target& target, const std::string& home
         const std::string entry = *e;
         const std::string name = entry.substr(0, entry.find('='));
         if (name == kWorkloadFlag || name == "GPULAB_SOLUTION_LIB" || name == "GPULAB_REFERENCE_LIB" ||
-            name == kExpertLibrary || name == "HOME" || name == "TMPDIR" || name == "GPULAB_SANITIZER_WORKLOAD")
+            name == kExpertLibrary || name == kOnlyYours || name == "HOME" || name == "TMPDIR" ||
+            name == "GPULAB_SANITIZER_WORKLOAD")
             continue;
         env.push_back(entry);
     }
@@ -286,6 +295,7 @@ std::vector<std::string> child_env(const Target& target, const std::string& home
     env.push_back("GPULAB_SOLUTION_LIB=" + library);
     if (!reference.empty() && reference != library) env.push_back("GPULAB_REFERENCE_LIB=" + reference);
     if (!target.expert.empty()) env.push_back(std::string(kExpertLibrary) + "=" + target.expert);
+    if (only_yours) env.push_back(std::string(kOnlyYours) + "=1");
     env.push_back("HOME=" + home);  // ncu writes its settings under $HOME and its lock file under $TMPDIR
     env.push_back("TMPDIR=" + home);
     return env;
@@ -351,6 +361,57 @@ bool read_shared_output(const std::string& shared, GpuProfile& profile, std::str
     return true;
 }
 
+// The comparison cache. The reference's and the expert's rows depend on the grader (the lab's launch code), the two
+// libraries, the metrics, the GPU and ncu, never on the student's code: a student who runs make grade again after
+// editing a kernel rebuilds only their own library, and a class grading runs one grader over every submission. So a
+// full run's output is kept, and a later run of the same binaries on the same kind of GPU profiles the student's
+// launches only and takes the other rows from it (on an H200 the reference's and expert's launches are 3 of lab
+// 04's 9 and 3 of lab 07's 7, each replayed in every pass). Kept in GPULAB_PROFILE_CACHE_DIR, else beside the GPU
+// grader (<build>/labs/gpu-profile-cache); none where that cannot be written, in CPU execution mode (no GPU name
+// to key on before the run), or where there is nothing to compare with.
+std::string comparison_cache_path(const Target& target, const std::string& metrics) {
+    const DeviceFacts& facts = device_facts();
+    if (target.reference.empty() || facts.emulated || !facts.available) return "";
+    // Grading the reference itself: the child profiles no reference rows (they would be the student's), so such a
+    // run neither keeps nor uses the cache.
+    std::error_code same_error;
+    if (target.reference == target.library || fs::equivalent(target.reference, target.library, same_error)) return "";
+    const char* env = std::getenv("GPULAB_PROFILE_CACHE_DIR");
+    const fs::path dir = env ? fs::path(env) : fs::path(target.grader).parent_path() / "gpu-profile-cache";
+    if (dir.empty()) return "";  // GPULAB_PROFILE_CACHE_DIR= turns it off
+    std::error_code e;
+    fs::create_directories(dir, e);
+    if (e || ::access(dir.c_str(), W_OK) != 0) return "";
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    const std::string key = file_identity(target.grader) + "|" + file_identity(target.reference) + "|" +
+                            file_identity(target.expert) + "|" + target.expert_why + "|" + metrics + "|" + facts.name +
+                            "|" + std::to_string(facts.driver_version) + "|" + (visible ? visible : "all");
+    char name[64];
+    std::snprintf(name, sizeof name, "comparison-%016zx.txt", std::hash<std::string>{}(key));
+    return (dir / name).string();
+}
+
+// A finished full run's output, for later runs (written whole, then renamed: a grading beside reads all or nothing).
+void keep_comparison(const std::string& path, const std::string& ncu_out, const std::string& child_out) {
+    const std::string part = path + "." + std::to_string(::getpid()) + ".part";
+    std::ofstream(part) << ncu_out << kChildOutputMark << child_out;
+    std::error_code e;
+    fs::rename(part, path, e);
+    if (e) fs::remove(part, e);
+}
+
+// The reference's and the expert's launches of a kept run, and why it had no expert; false where none is kept.
+bool cached_comparison(const std::string& path, std::vector<ProfiledLaunch>& launches, std::string& expert_why,
+                       std::string& device) {
+    if (path.empty()) return false;
+    const std::string stored = read_text_file(path);
+    const std::size_t mark = stored.find(kChildOutputMark);
+    if (mark == std::string::npos) return false;
+    launches = comparison_launches(stored.substr(0, mark), stored.substr(mark + std::strlen(kChildOutputMark)),
+                                   &expert_why, &device);
+    return true;
+}
+
 GpuProfile run_profile_once() {
     GpuProfile profile;
     const Target target = profile_target();
@@ -370,6 +431,9 @@ GpuProfile run_profile_once() {
     int status = 0;
     bool timed_out = false;
     const std::string shared = shared_output_path(target, metrics);
+    const std::string cache = comparison_cache_path(target, metrics);
+    // Where a full run of the same binaries was kept, the child runs the student's launches only.
+    const std::string comparison = cache.empty() || !fs::exists(cache) ? std::string() : cache;
     std::string ncu_out, child_out;
     if (!read_shared_output(shared, profile, ncu_out, child_out)) {
         const char* keep = std::getenv("GPULAB_PROFILE_LOG_DIR");
@@ -396,7 +460,7 @@ GpuProfile run_profile_once() {
                              "--nvtx", "--nvtx-include", std::string("regex:") + kProfileRangePrefix + "[0-9]+/",
                              "--log-file", csv, "--metrics", metrics, target.grader, "--gtest_filter=GpuProfileWorkload.Run", "--gtest_color=no",
                              "--gtest_brief=1"},
-                            child_env(target, dir.string()), log, "ncu");
+                            child_env(target, dir.string(), !comparison.empty()), log, "ncu");
             const auto deadline = started + std::chrono::seconds(profile_time_limit_s());
             for (;;) {
                 if (::waitpid(pid, &status, WNOHANG) == pid) break;
@@ -424,6 +488,7 @@ GpuProfile run_profile_once() {
             std::ofstream(part) << fixed(profile.seconds, 3) << "\n" << ncu_out << kChildOutputMark << child_out;
             std::error_code e;
             fs::rename(part, shared, e);
+            if (!cache.empty() && comparison.empty()) keep_comparison(cache, ncu_out, child_out);
         }
     }
 
@@ -438,10 +503,19 @@ GpuProfile run_profile_once() {
     }
     // The child's own account: the launches in order, which failed.
     const std::vector<ProfiledLaunch> names = launches_of_child_log(child_out, &profile.expert_why);
+    // The reference's and the expert's rows from the comparison cache, where the child left them to it (a sibling
+    // grader reading this run's output finds the same line).
+    std::vector<ProfiledLaunch> compared;
+    std::string cached_device;
+    if (child_out.find(kComparisonCached) != std::string::npos) {
+        profile.comparison_cached = cached_comparison(cache, compared, profile.expert_why, cached_device);
+        if (!profile.comparison_cached) profile.expert_why = "the comparison cache was gone before it was read";
+    }
+    const bool expert_ran =
+        std::any_of(names.begin(), names.end(), [](const ProfiledLaunch& l) { return l.role == "expert"; }) ||
+        std::any_of(compared.begin(), compared.end(), [](const ProfiledLaunch& l) { return l.role == "expert"; });
     if (!target.expert_why.empty()) profile.expert_why = target.expert_why;
-    else if (profile.expert_why.empty() &&
-             std::none_of(names.begin(), names.end(), [](const ProfiledLaunch& l) { return l.role == "expert"; }))
-        profile.expert_why = "the profiled run ran no expert launch";
+    else if (profile.expert_why.empty() && !expert_ran) profile.expert_why = "the profiled run ran no expert launch";
     if (child_out.find(kFinished) == std::string::npos) {
         profile.why = "the profiled run ended early (" +
                       (WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
@@ -458,6 +532,18 @@ GpuProfile run_profile_once() {
         for (const char* column : {ncu_metric::kDeviceName, "Device Name"})
             if (auto d = row.text.find(column); d != row.text.end() && !d->second.empty()) profile.device = d->second;
     profile.launches = attribute_rows(rows, names);
+    if (profile.comparison_cached) {
+        // Kept on another kind of GPU under the same key (a card swapped, same driver): not comparable; dropped, and
+        // the next run keeps a new one.
+        if (!cached_device.empty() && !profile.device.empty() && cached_device != profile.device) {
+            std::error_code e;
+            fs::remove(cache, e);
+            profile.comparison_cached = false;
+            profile.expert_why = "the comparison cache was kept on " + cached_device + ": left out";
+        } else {
+            profile.launches.insert(profile.launches.end(), compared.begin(), compared.end());
+        }
+    }
     // NaN where a number must be: counters that could not be read.
     for (const ProfiledLaunch& l : profile.launches)
         for (const ProfiledKernel& k : l.kernels)
@@ -761,6 +847,20 @@ std::vector<ProfiledLaunch> attribute_rows(const std::vector<NcuRow>& rows, cons
         launches[launch].kernels.push_back(ProfiledKernel{row.kernel, row.metrics});
     }
     return launches;
+}
+
+std::vector<ProfiledLaunch> comparison_launches(const std::string& ncu_out, const std::string& child_out,
+                                               std::string* expert_why, std::string* device) {
+    const std::vector<NcuRow> rows = parse_ncu_csv(ncu_out);
+    const std::vector<ProfiledLaunch> names = launches_of_child_log(child_out, expert_why);
+    if (device)
+        for (const NcuRow& row : rows)
+            if (auto d = row.text.find(ncu_metric::kDeviceName); d != row.text.end() && !d->second.empty())
+                *device = d->second;
+    std::vector<ProfiledLaunch> out;
+    for (ProfiledLaunch& l : attribute_rows(rows, names))
+        if (l.role == "reference" || l.role == "expert") out.push_back(std::move(l));
+    return out;
 }
 
 std::string ncu_failure_reason(const std::string& output) {

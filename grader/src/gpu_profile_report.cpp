@@ -384,7 +384,10 @@ void report_gpu_profile() {
                     (f.diagnoses.empty() ? "" : " (" + f.diagnoses.front().cause + ")");
     }
     GPULAB_ASSERT(!rows.empty()) << "grader error: this lab registered no timed launch to profile";
-    const std::string table = gpu_profile_table(rows, profile.device, profile.expert_why);
+    std::string table = gpu_profile_table(rows, profile.device, profile.expert_why);
+    if (profile.comparison_cached)
+        table += "  the reference's and the expert's rows: from an earlier profile of the same grader and libraries on "
+                 "this kind of GPU (they do not depend on your code); this one profiled your launches only\n";
     std::printf("%s", table.c_str());
     const std::string dir = artifact_dir();
     const std::string json_path = dir + "/gpu_profile.json", png_path = dir + "/gpu_profile.png";
@@ -404,8 +407,9 @@ void report_gpu_profile() {
                    (causes.empty() ? "none" : causes);
     // The grade table's figure (what record_figure records, called here directly so that programs linking the
     // harness without a grader's main(), the self-tests, link this file).
-    testing::Test::RecordProperty("measured", measured + " (profile " + fixed(profile.seconds, 1) +
-                                                  " s; table in tests.log" +
+    testing::Test::RecordProperty("measured", measured + " (profile " + fixed(profile.seconds, 1) + " s" +
+                                                  (profile.comparison_cached ? ", yours only" : "") +
+                                                  "; table in tests.log" +
                                                   (plot.drawn_or_queued() ? "; picture " + png_path : "") + ")");
     testing::Test::RecordProperty("threshold", "a report: no bar");
 }

@@ -141,6 +141,9 @@ struct GpuProfile {
     std::string device;     // ncu's name of the device, where it gave one
     double seconds = 0;     // the whole child under ncu
     bool shared = false;    // read from the run the other grader of this grading made (gpu_profile.cpp)
+    // The reference's and the expert's rows came from an earlier run of the same grader and libraries on this kind of
+    // GPU (gpu_profile.cpp, the comparison cache): this run profiled the student's launches only.
+    bool comparison_cached = false;
     std::string expert_why;  // why it has no expert rows ("" where it has them): one line for the report
     // The launch registered as (suite, instance), run with `role`'s kernels; null when there is none.
     const ProfiledLaunch* find(const std::string& suite, const std::string& instance,
@@ -290,6 +293,11 @@ std::vector<ProfiledLaunch> launches_of_child_log(const std::string& child_out, 
 // `names` gives each launch's (suite, instance, call) in index order.
 std::vector<ProfiledLaunch> attribute_rows(const std::vector<NcuRow>& rows,
                                            const std::vector<ProfiledLaunch>& names);
+
+// The reference's and the expert's launches of a run's output (ncu's CSV, the child's log), for the comparison cache
+// (gpu_profile.cpp): the student's launches left out. *expert_why, *device (ncu's name of it) where given.
+std::vector<ProfiledLaunch> comparison_launches(const std::string& ncu_out, const std::string& child_out,
+                                               std::string* expert_why, std::string* device);
 
 // Why ncu's output says the counters cannot be read, or "" when it does not: ERR_NVGPUCTRPERM (with the
 // administrator setting that allows them), an unsupported device, another ==ERROR==.

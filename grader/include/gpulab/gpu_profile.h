@@ -11,6 +11,8 @@
 // Then, where the build has the lab's expert kernels (instructor-only: gpulab/expert.h), the expert launches the lab
 // registered (add_expert_launches below), role "expert": each beside one student's timed launch (suite, instance), on
 // buffers of that launch's sizes. The three are what Report.GpuProfile shows side by side (gpu_profile_report.h).
+// Where a full run of the same grader and libraries on this kind of GPU was kept (the comparison cache,
+// gpu_profile.cpp), the child runs the student's launches only and the other rows come from the kept run.
 // One `ncu` process per lab (its start-up is most of the cost), one short fixed metric list, CSV in base units into a
 // log file, parsed here. The child gets the GPU libraries by the environment (GPULAB_SOLUTION_LIB,
 // GPULAB_REFERENCE_LIB, GPULAB_EXPERT_LIB where there is an expert), no handshake and no result channel, HOME and

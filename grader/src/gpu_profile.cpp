@@ -383,9 +383,11 @@ std::string comparison_cache_path(const Target& target, const std::string& metri
     fs::create_directories(dir, e);
     if (e || ::access(dir.c_str(), W_OK) != 0) return "";
     const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    // lab.json too: it is read when the grader runs, and names the suites the profile runs (gpu_profile.suites).
     const std::string key = file_identity(target.grader) + "|" + file_identity(target.reference) + "|" +
                             file_identity(target.expert) + "|" + target.expert_why + "|" + metrics + "|" + facts.name +
-                            "|" + std::to_string(facts.driver_version) + "|" + (visible ? visible : "all");
+                            "|" + std::to_string(facts.driver_version) + "|" + (visible ? visible : "all") + "|" +
+                            lab_config().dump();
     char name[64];
     std::snprintf(name, sizeof name, "comparison-%016zx.txt", std::hash<std::string>{}(key));
     return (dir / name).string();

@@ -361,8 +361,9 @@ bool read_shared_output(const std::string& shared, GpuProfile& profile, std::str
     return true;
 }
 
-// The comparison cache. The reference's and the expert's rows depend on the grader (the lab's launch code), the two
-// libraries, the metrics, the GPU and ncu, never on the student's code: a student who runs make grade again after
+// The comparison cache. The reference's and the expert's rows depend on the grader (the lab's launch code), lab.json,
+// the two libraries, the metrics and the GPU (counts of requests, sectors and bytes, not ncu's version), never on the
+// student's code: a student who runs make grade again after
 // editing a kernel rebuilds only their own library, and a class grading runs one grader over every submission. So a
 // full run's output is kept, and a later run of the same binaries on the same kind of GPU profiles the student's
 // launches only and takes the other rows from it (on an H200 the reference's and expert's launches are 3 of lab

@@ -423,11 +423,7 @@ void report_access_analysis() {
     // holds them to the GPU counters recorded for this solution where no GPU is here) and for recording them.
     nlohmann::json cpu_figures = nlohmann::json::object(), gpu_figures = nlohmann::json::object();
     for (const AccessFigures& f : rows)
-        if (f.available) {
-            nlohmann::json row = to_json(counter_figures(f));
-            row["call"] = f.call;
-            cpu_figures[f.suite + " " + f.instance] = row;
-        }
+        if (f.available) add_counter_row(cpu_figures, f.suite, f.instance, f.call, counter_figures(f));
     testing::Test::RecordProperty("access_figures", cpu_figures.dump());
     std::vector<std::string> disagreeing;
     const std::string beside = gpu_beside_cpu_table(rows, &disagreeing, &gpu_figures);

@@ -87,6 +87,18 @@ std::string tail_of(const std::string& text, std::size_t n) {
     return t;
 }
 
+// ncu's name of the device its rows ran on ("" where none says).
+std::string device_of(const std::vector<NcuRow>& rows) {
+    std::string device;
+    for (const NcuRow& row : rows)
+        for (const char* column : {ncu_metric::kDeviceName, "Device Name"})
+            if (auto d = row.text.find(column); d != row.text.end() && !d->second.empty()) device = d->second;
+    return device;
+}
+
+// A kept run's text: ncu's output, kChildOutputMark (below), the child's output. False where the mark is missing.
+bool split_kept_run(const std::string& stored, std::string& ncu_out, std::string& child_out);
+
 // ---- The child -------------------------------------------------------------------------------------------
 
 // Fills `bytes` of device memory with the word 0x3F000000 (the float 0.5): four bytes from the host, then doubling
@@ -347,15 +359,21 @@ std::string shared_output_path(const Target& target, const std::string& metrics)
 }
 
 // The sibling grader's stored run (above), read once and removed: false where there is none.
-bool read_shared_output(const std::string& shared, GpuProfile& profile, std::string& ncu_out, std::string& child_out) {
-    const std::string stored = read_text_file(shared);
+bool split_kept_run(const std::string& stored, std::string& ncu_out, std::string& child_out) {
     const std::size_t mark = stored.find(kChildOutputMark);
     if (mark == std::string::npos) return false;
-    const std::size_t first_line = stored.find('\n');
+    ncu_out = stored.substr(0, mark);
+    child_out = stored.substr(mark + std::strlen(kChildOutputMark));
+    return true;
+}
+
+bool read_shared_output(const std::string& shared, GpuProfile& profile, std::string& ncu_out, std::string& child_out) {
+    const std::string stored = read_text_file(shared);
+    const std::size_t first_line = stored.find('\n');  // the seconds the run took, then the run
+    if (first_line == std::string::npos || !split_kept_run(stored.substr(first_line + 1), ncu_out, child_out))
+        return false;
     profile.seconds = std::strtod(stored.c_str(), nullptr);
     profile.shared = true;
-    ncu_out = stored.substr(first_line + 1, mark - first_line - 1);
-    child_out = stored.substr(mark + std::strlen(kChildOutputMark));
     std::error_code ignored;
     fs::remove(shared, ignored);  // read once: nothing is left behind in the temporary folder
     return true;
@@ -406,12 +424,9 @@ void keep_comparison(const std::string& path, const std::string& ncu_out, const 
 // The reference's and the expert's launches of a kept run, and why it had no expert; false where none is kept.
 bool cached_comparison(const std::string& path, std::vector<ProfiledLaunch>& launches, std::string& expert_why,
                        std::string& device) {
-    if (path.empty()) return false;
-    const std::string stored = read_text_file(path);
-    const std::size_t mark = stored.find(kChildOutputMark);
-    if (mark == std::string::npos) return false;
-    launches = comparison_launches(stored.substr(0, mark), stored.substr(mark + std::strlen(kChildOutputMark)),
-                                   &expert_why, &device);
+    std::string ncu_out, child_out;
+    if (path.empty() || !split_kept_run(read_text_file(path), ncu_out, child_out)) return false;
+    launches = comparison_launches(ncu_out, child_out, &expert_why, &device);
     return true;
 }
 
@@ -531,9 +546,7 @@ GpuProfile run_profile_once() {
         profile.why = "ncu profiled no kernel: " + tail_of(ncu_out + "\n" + child_out, 600);
         return profile;
     }
-    for (const NcuRow& row : rows)
-        for (const char* column : {ncu_metric::kDeviceName, "Device Name"})
-            if (auto d = row.text.find(column); d != row.text.end() && !d->second.empty()) profile.device = d->second;
+    profile.device = device_of(rows);
     profile.launches = attribute_rows(rows, names);
     if (profile.comparison_cached) {
         // Kept on another kind of GPU under the same key (a card swapped, same driver): not comparable; dropped, and
@@ -856,10 +869,7 @@ std::vector<ProfiledLaunch> comparison_launches(const std::string& ncu_out, cons
                                                std::string* expert_why, std::string* device) {
     const std::vector<NcuRow> rows = parse_ncu_csv(ncu_out);
     const std::vector<ProfiledLaunch> names = launches_of_child_log(child_out, expert_why);
-    if (device)
-        for (const NcuRow& row : rows)
-            if (auto d = row.text.find(ncu_metric::kDeviceName); d != row.text.end() && !d->second.empty())
-                *device = d->second;
+    if (device) *device = device_of(rows);
     std::vector<ProfiledLaunch> out;
     for (ProfiledLaunch& l : attribute_rows(rows, names))
         if (l.role == "reference" || l.role == "expert") out.push_back(std::move(l));

@@ -311,6 +311,11 @@ CounterFigures counter_figures(const AccessFigures& f) {
             f.shared_store_conflicts_per_request};
 }
 
+CounterFigures counter_figures(const GpuKernelFigures& g) {
+    return {g.load_sector_use, g.store_sector_use, g.shared_load_conflicts_per_request,
+            g.shared_store_conflicts_per_request};
+}
+
 std::string gpu_beside_cpu_table(const std::vector<AccessFigures>& rows, std::vector<std::string>* disagreeing,
                                  nlohmann::json* gpu_figures) {
     const GpuProfile& profile = gpu_profile();
@@ -330,13 +335,8 @@ std::string gpu_beside_cpu_table(const std::vector<AccessFigures>& rows, std::ve
             continue;
         }
         const CounterFigures cpu = counter_figures(c);
-        const CounterFigures gpu{g.load_sector_use, g.store_sector_use, g.shared_load_conflicts_per_request,
-                                 g.shared_store_conflicts_per_request};
-        if (gpu_figures) {
-            nlohmann::json row = to_json(gpu);
-            row["call"] = c.call;
-            (*gpu_figures)[c.suite + " " + c.instance] = row;
-        }
+        const CounterFigures gpu = counter_figures(g);
+        if (gpu_figures) add_counter_row(*gpu_figures, c.suite, c.instance, c.call, gpu);
         const bool agree = counters_agree(cpu, gpu);
         if (!agree && disagreeing) disagreeing->push_back(c.call + ": " + counter_pairs(cpu, gpu) + " (CPU / GPU)");
         auto pair = [](const std::string& a, const std::string& b) { return a + " / " + b; };

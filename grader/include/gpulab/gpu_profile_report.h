@@ -69,8 +69,9 @@ std::string speed_diagnosis(const GpuProfile& profile, const std::string& suite,
 // (grader/tools/record_gpu_counters.py).
 std::string gpu_beside_cpu_table(const std::vector<AccessFigures>& rows, std::vector<std::string>* disagreeing,
                                  nlohmann::json* gpu_figures = nullptr);
-// The figures of a CPU-mode row that the agreement compares.
+// The figures the agreement compares, of a CPU-mode row and of the GPU's.
 CounterFigures counter_figures(const AccessFigures& f);
+CounterFigures counter_figures(const GpuKernelFigures& g);
 
 // The table Report.GpuProfile prints; `expert_why` (GpuProfile::expert_why), where given, is its one line on why no
 // expert kernel is beside the others.

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace {
 
@@ -126,6 +127,26 @@ TEST(GpuProfileReport, TheTableShowsBothRoles) {
     EXPECT_NE(table.find("26%/100%"), std::string::npos) << table;
     EXPECT_NE(table.find("86%/100%"), std::string::npos) << table;
     EXPECT_NE(table.find("reference"), std::string::npos) << table;
+}
+
+// A lab that leaves the GPU's shared bytes out (lab 07) shows "-" there and says why under the table; a row with its
+// count shows the figure and no such line.
+TEST(GpuProfileReport, SharedBytesNotCountedShowADashAndWhy) {
+    ProfiledKernel counted = rod_step(256, 86);
+    counted.metrics[ncu_metric::kSharedLoadBytes] = 8.0 * 67108864;  // 2 shared bytes per output byte
+    const GpuProfile p = profile_of(rod_step(128, 26), counted);
+    const std::vector<GpuKernelFigures> rows = {figures_of(p, "Step", "M67108864", "yours"),
+                                                figures_of(p, "Step", "M67108864", "reference")};
+    ASSERT_TRUE(rows[0].available && rows[1].available);
+    EXPECT_TRUE(std::isnan(rows[0].shared_bytes_read_per_output_byte));
+    EXPECT_DOUBLE_EQ(rows[1].shared_bytes_read_per_output_byte, 2.0);
+    const std::string table = gpu_profile_table(rows, "NVIDIA H200");
+    EXPECT_EQ(table.find("nan"), std::string::npos) << table;
+    EXPECT_NE(table.find("  shm B/B \"-\": "), std::string::npos) << table;
+    EXPECT_EQ(gpu_profile_table({rows[1]}, "NVIDIA H200").find("shm B/B \"-\""), std::string::npos);
+    const Json doc = Json::parse(gpu_profile_json(rows, "NVIDIA H200", ""));
+    EXPECT_TRUE(doc.at("rows").at(0).at("shared_bytes_read_per_output_byte").is_null());
+    EXPECT_DOUBLE_EQ(doc.at("rows").at(1).at("shared_bytes_read_per_output_byte").get<double>(), 2.0);
 }
 
 // The expert's kernel beside the student's and the reference's (issue 35, item 1): a row of its own, by role.

@@ -117,6 +117,36 @@ TEST(GpuProfile, MetricListIsShortAndFixed) {
         EXPECT_NE(std::find(m.begin(), m.end(), needed), m.end()) << needed;
 }
 
+// Lab 07 leaves the patched shared-memory bytes out (3.3 s of its profile); the requests and conflicts stay, so bank
+// conflicts per request are still measured. Every other lab counts them (labs 02 and 03 check them).
+TEST(GpuProfile, ALabMayLeaveTheSharedBytesOutButNotTheirConflicts) {
+    const std::vector<std::string> with = profile_metrics(true), without = profile_metrics(false);
+    const auto has = [](const std::vector<std::string>& m, const char* name) {
+        return std::find(m.begin(), m.end(), name) != m.end();
+    };
+    for (const char* bytes : {ncu_metric::kSharedLoadBytes, ncu_metric::kSharedStoreBytes}) {
+        EXPECT_TRUE(has(with, bytes)) << bytes;
+        EXPECT_FALSE(has(without, bytes)) << bytes;
+    }
+    for (const char* kept : {ncu_metric::kSharedLoadRequests, ncu_metric::kSharedLoadConflicts,
+                             ncu_metric::kSharedStoreRequests, ncu_metric::kGlobalLoadBytes})
+        EXPECT_TRUE(has(without, kept)) << kept;
+    // The requests are the hardware's counts, not another patched metric.
+    EXPECT_EQ(std::string(ncu_metric::kSharedLoadRequests).find("sass"), std::string::npos);
+    EXPECT_EQ(std::string(ncu_metric::kSharedStoreRequests).find("sass"), std::string::npos);
+
+    std::string why;
+    EXPECT_TRUE(shared_bytes_counted(Json::parse(R"({"gpu_profile": {"suites": ["Tiled"]}})"), &why));
+    EXPECT_TRUE(shared_bytes_counted(Json::object(), &why));
+    EXPECT_EQ(why, "");
+    EXPECT_FALSE(shared_bytes_counted(Json::parse(R"({"gpu_profile": {"shared_bytes": false}})"), &why));
+    EXPECT_NE(why.find("\"shared_bytes\": false"), std::string::npos) << why;
+    EXPECT_NE(why.find("Report.AccessAnalysis"), std::string::npos) << why;
+    const std::string lab07 = std::string(GPULAB_SOURCE_DIR) + "/labs/07-matmul/lab.json";
+    if (std::filesystem::exists(lab07))  // a student release may leave the lab out
+        EXPECT_FALSE(shared_bytes_counted(load_json_file(lab07), nullptr)) << "lab 07 counts no shared bytes on the GPU";
+}
+
 TEST(GpuProfile, NcuNamedByTheEnvironmentMustExist) {
     ::setenv("GPULAB_NCU", "/nonexistent/ncu", 1);
     std::string looked;

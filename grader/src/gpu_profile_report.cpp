@@ -92,7 +92,9 @@ GpuKernelFigures figures_of(const GpuProfile& profile, const std::string& suite,
     f.shared_load_conflicts_per_request = ratio(l->total(kSharedLoadConflicts), l->total(kSharedLoadRequests));
     f.shared_store_conflicts_per_request = ratio(l->total(kSharedStoreConflicts), l->total(kSharedStoreRequests));
     f.global_bytes_read_per_output_byte = ratio(l->total(global_load_metric()), stored);
-    f.shared_bytes_read_per_output_byte = ratio(l->total(kSharedLoadBytes), stored);
+    // Not counted where lab.json leaves the patched shared bytes out (shared_bytes_counted): NaN, shown as "-".
+    const double shared_loaded = l->total(kSharedLoadBytes);
+    f.shared_bytes_read_per_output_byte = std::isnan(shared_loaded) ? shared_loaded : ratio(shared_loaded, stored);
     f.dram_bytes_per_output_byte = ratio(l->total(kDramRead) + l->total(kDramWrite), stored);
     f.compulsory_dram_bytes_per_output_byte = ratio(double(timed_buffer_bytes(suite, instance)), stored);
     // Divergent branch targets over all of them, where ncu gives both; a kernel without branches diverges nowhere.
@@ -272,6 +274,7 @@ std::string gpu_profile_table(const std::vector<GpuKernelFigures>& rows, const s
     out << "GPU counters (Nsight Compute" << (device.empty() ? "" : ", " + device)
         << "), each timed launch run once outside any timed window\n";
     char line[640];
+    bool shared_uncounted = false;
     std::snprintf(line, sizeof line, "  %-40s %-9s %14s %-13s %9s %9s %8s %8s %9s %9s %14s %7s %8s\n", "launch", "kernels",
                   "occ ach/theor", "limit", "ld sec/rq", "st sec/rq", "conf/ld", "conf/st", "gld B/B", "shm B/B",
                   "DRAM B/B (min)", "branch", "local B");
@@ -285,13 +288,19 @@ std::string gpu_profile_table(const std::vector<GpuKernelFigures>& rows, const s
         const std::string occ = pct(f.achieved_occupancy) + "/" + pct(f.theoretical_occupancy);
         const std::string dram = fixed(f.dram_bytes_per_output_byte, 2) + " (" +
                                  fixed(f.compulsory_dram_bytes_per_output_byte, 2) + ")";
-        std::snprintf(line, sizeof line, "  %-40s %-9s %14s %-13s %9.2f %9.2f %8.2f %8.2f %9.2f %9.2f %14s %7s %8.0f\n",
+        const bool shared_counted = !std::isnan(f.shared_bytes_read_per_output_byte);
+        shared_uncounted = shared_uncounted || !shared_counted;
+        const std::string shm = shared_counted ? fixed(f.shared_bytes_read_per_output_byte, 2) : "-";
+        std::snprintf(line, sizeof line, "  %-40s %-9s %14s %-13s %9.2f %9.2f %8.2f %8.2f %9.2f %9s %14s %7s %8.0f\n",
                       name.substr(0, 40).c_str(), f.role.c_str(), occ.c_str(), f.limiter.c_str(),
                       f.load_sectors_per_request, f.store_sectors_per_request, f.shared_load_conflicts_per_request,
-                      f.shared_store_conflicts_per_request, f.global_bytes_read_per_output_byte,
-                      f.shared_bytes_read_per_output_byte, dram.c_str(), pct(f.branch_uniform).c_str(),
-                      f.local_bytes_per_thread);
+                      f.shared_store_conflicts_per_request, f.global_bytes_read_per_output_byte, shm.c_str(),
+                      dram.c_str(), pct(f.branch_uniform).c_str(), f.local_bytes_per_thread);
         out << line;
+    }
+    if (shared_uncounted) {
+        std::string why;
+        out << "  shm B/B \"-\": " << (shared_bytes_counted(&why) ? "ncu gave no count of the shared bytes" : why) << "\n";
     }
     if (!expert_why.empty()) out << "  expert: not profiled: " << expert_why << "\n";
     for (const GpuKernelFigures& f : rows)

@@ -42,7 +42,7 @@ struct GpuKernelFigures {
     double load_sector_use = 0, store_sector_use = 0;  // bytes asked for over 32 x sectors touched
     double shared_load_conflicts_per_request = 0, shared_store_conflicts_per_request = 0;
     double global_bytes_read_per_output_byte = 0;  // the threads' global loads over their global stores
-    double shared_bytes_read_per_output_byte = 0;
+    double shared_bytes_read_per_output_byte = 0;  // NaN where the GPU's shared bytes were not counted
     double dram_bytes_per_output_byte = 0;         // DRAM read + write over the bytes stored
     double compulsory_dram_bytes_per_output_byte = 0;  // every buffer of the launch moved once
     double branch_uniform = 1;                     // 0..1: branches whose threads all went one way

@@ -48,7 +48,10 @@ int check_expectations(const LabScore& lab, const std::string& expect_file) {
         if (must && s.verdict == "not counted") {
             std::cout << "  " << s.id << " not counted (what it requires failed first): its points are lost\n";
         } else if (must && s.total == s.skipped) {
-            std::cout << "  cannot check " << s.id << " here: it needs a real GPU\n";
+            // The test's own words say why it did not run: CPU execution mode ("needs a real GPU: ..."), or a GPU run
+            // that left it out (--no-timing).
+            std::cout << "  cannot check " << s.id << " here: it did not run ("
+                      << (s.measured.empty() ? s.verdict : s.measured) << ")\n";
             verdict = combine(verdict, kCannotCheckWithoutGpu);
         } else if (must && s.failed == 0) {
             std::cout << "  EXPECTED " << s.id << " to fail for this planted bug, but it passed\n";

@@ -272,8 +272,8 @@ TEST(GpuProfile, ExpertRowsAreAttributedAfterTheReferences) {
 // The comparison cache keeps a full run's output; a later run takes the reference's and the expert's launches from it,
 // never the student's of that earlier run.
 TEST(GpuProfile, TheComparisonCacheGivesTheReferenceAndTheExpertOnly) {
-    std::string expert_why = "unchanged", device;
-    const std::vector<ProfiledLaunch> kept = comparison_launches(kCsvWithExpert, kChildWithExpert, &expert_why, &device);
+    std::string expert_why = "unchanged";
+    const std::vector<ProfiledLaunch> kept = comparison_launches(kCsvWithExpert, kChildWithExpert, &expert_why);
     ASSERT_EQ(kept.size(), 2u);
     EXPECT_EQ(kept[0].role, "reference");
     EXPECT_EQ(kept[0].kernels.at(0).name, "ftcs_tiled_reference");
@@ -286,7 +286,7 @@ TEST(GpuProfile, TheComparisonCacheGivesTheReferenceAndTheExpertOnly) {
         "[gpulab-profile] launch 0\tyours\tTiledStep\t8192x8192\tlaunch_step_tiled at 8192x8192\n"
         "[gpulab-profile] launch 1\treference\tTiledStep\t8192x8192\tlaunch_step_tiled at 8192x8192\n"
         "[gpulab-profile] the expert was not profiled: its library did not load (x)\n",
-        &expert_why, nullptr);
+        &expert_why);
     ASSERT_EQ(without.size(), 1u);
     EXPECT_EQ(without[0].role, "reference");
     EXPECT_EQ(expert_why, "its library did not load (x)");

@@ -412,21 +412,23 @@ std::string comparison_cache_path(const Target& target, const std::string& metri
     return (dir / name).string();
 }
 
-// A finished full run's output, for later runs (written whole, then renamed: a grading beside reads all or nothing).
-void keep_comparison(const std::string& path, const std::string& ncu_out, const std::string& child_out) {
+// A finished run's output kept at `path` (the sibling grader's copy, the comparison cache): `header`, ncu's output,
+// kChildOutputMark, the child's output (split_kept_run reads it back). Written whole, then renamed: a grading beside
+// reads all or nothing.
+void write_kept_run(const std::string& path, const std::string& header, const std::string& ncu_out,
+                    const std::string& child_out) {
     const std::string part = path + "." + std::to_string(::getpid()) + ".part";
-    std::ofstream(part) << ncu_out << kChildOutputMark << child_out;
+    std::ofstream(part) << header << ncu_out << kChildOutputMark << child_out;
     std::error_code e;
     fs::rename(part, path, e);
     if (e) fs::remove(part, e);
 }
 
 // The reference's and the expert's launches of a kept run, and why it had no expert; false where none is kept.
-bool cached_comparison(const std::string& path, std::vector<ProfiledLaunch>& launches, std::string& expert_why,
-                       std::string& device) {
+bool cached_comparison(const std::string& path, std::vector<ProfiledLaunch>& launches, std::string& expert_why) {
     std::string ncu_out, child_out;
     if (path.empty() || !split_kept_run(read_text_file(path), ncu_out, child_out)) return false;
-    launches = comparison_launches(ncu_out, child_out, &expert_why, &device);
+    launches = comparison_launches(ncu_out, child_out, &expert_why);
     return true;
 }
 
@@ -502,11 +504,8 @@ GpuProfile run_profile_once() {
         // For the sibling grader of this grading (above): a finished run that ncu did not refuse.
         if (!timed_out && ncu_failure_reason(ncu_out + "\n" + child_out).empty() &&
             child_out.find(kFinished) != std::string::npos) {
-            const std::string part = shared + ".part";
-            std::ofstream(part) << fixed(profile.seconds, 3) << "\n" << ncu_out << kChildOutputMark << child_out;
-            std::error_code e;
-            fs::rename(part, shared, e);
-            if (!cache.empty() && comparison.empty()) keep_comparison(cache, ncu_out, child_out);
+            write_kept_run(shared, fixed(profile.seconds, 3) + "\n", ncu_out, child_out);
+            if (!cache.empty() && comparison.empty()) write_kept_run(cache, "", ncu_out, child_out);
         }
     }
 
@@ -524,9 +523,8 @@ GpuProfile run_profile_once() {
     // The reference's and the expert's rows from the comparison cache, where the child left them to it (a sibling
     // grader reading this run's output finds the same line).
     std::vector<ProfiledLaunch> compared;
-    std::string cached_device;
     if (child_out.find(kComparisonCached) != std::string::npos) {
-        profile.comparison_cached = cached_comparison(cache, compared, profile.expert_why, cached_device);
+        profile.comparison_cached = cached_comparison(cache, compared, profile.expert_why);
         if (!profile.comparison_cached) profile.expert_why = "the comparison cache was gone before it was read";
     }
     const bool expert_ran =
@@ -548,18 +546,8 @@ GpuProfile run_profile_once() {
     }
     profile.device = device_of(rows);
     profile.launches = attribute_rows(rows, names);
-    if (profile.comparison_cached) {
-        // Kept on another kind of GPU under the same key (a card swapped, same driver): not comparable; dropped, and
-        // the next run keeps a new one.
-        if (!cached_device.empty() && !profile.device.empty() && cached_device != profile.device) {
-            std::error_code e;
-            fs::remove(cache, e);
-            profile.comparison_cached = false;
-            profile.expert_why = "the comparison cache was kept on " + cached_device + ": left out";
-        } else {
-            profile.launches.insert(profile.launches.end(), compared.begin(), compared.end());
-        }
-    }
+    // Kept on this kind of GPU: its name and driver are part of the cache's key (comparison_cache_path).
+    profile.launches.insert(profile.launches.end(), compared.begin(), compared.end());
     // NaN where a number must be: counters that could not be read.
     for (const ProfiledLaunch& l : profile.launches)
         for (const ProfiledKernel& k : l.kernels)
@@ -886,10 +874,9 @@ std::vector<ProfiledLaunch> attribute_rows(const std::vector<NcuRow>& rows, cons
 }
 
 std::vector<ProfiledLaunch> comparison_launches(const std::string& ncu_out, const std::string& child_out,
-                                               std::string* expert_why, std::string* device) {
+                                               std::string* expert_why) {
     const std::vector<NcuRow> rows = parse_ncu_csv(ncu_out);
     const std::vector<ProfiledLaunch> names = launches_of_child_log(child_out, expert_why);
-    if (device) *device = device_of(rows);
     std::vector<ProfiledLaunch> out;
     for (ProfiledLaunch& l : attribute_rows(rows, names))
         if (l.role == "reference" || l.role == "expert") out.push_back(std::move(l));

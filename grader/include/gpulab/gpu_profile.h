@@ -309,9 +309,9 @@ std::vector<ProfiledLaunch> attribute_rows(const std::vector<NcuRow>& rows,
                                            const std::vector<ProfiledLaunch>& names);
 
 // The reference's and the expert's launches of a run's output (ncu's CSV, the child's log), for the comparison cache
-// (gpu_profile.cpp): the student's launches left out. *expert_why, *device (ncu's name of it) where given.
+// (gpu_profile.cpp): the student's launches left out. *expert_why where given.
 std::vector<ProfiledLaunch> comparison_launches(const std::string& ncu_out, const std::string& child_out,
-                                               std::string* expert_why, std::string* device);
+                                               std::string* expert_why);
 
 // Why ncu's output says the counters cannot be read, or "" when it does not: ERR_NVGPUCTRPERM (with the
 // administrator setting that allows them), an unsupported device, another ==ERROR==.

@@ -2,12 +2,34 @@
 
 #include <cuda_runtime.h>
 #include <nlohmann/json.hpp>
+#ifdef GPULAB_CPU_MODE
+#include <gpulab_cpu/executor_facts.h>
+#endif
 
 #include <sstream>
 
 namespace gpulab {
 namespace {
 
+#ifdef GPULAB_CPU_MODE
+// CPU execution mode's runtime answers CUDA's device questions as the lab's GPU does (so that student code cannot
+// tell the modes apart); the grader records what really ran the kernels, from the executor itself.
+DeviceFacts query() {
+    const gpulab::cpu::ExecutorFacts executor = gpulab::cpu::executor_facts();
+    DeviceFacts facts;
+    facts.available = true;
+    facts.emulated = true;
+    facts.name = executor.name;
+    facts.answers_as = executor.answers_from;
+    facts.compute_major = GPULAB_CPU_CUDA_ARCH / 100;  // what device code is compiled as (__CUDA_ARCH__)
+    facts.compute_minor = GPULAB_CPU_CUDA_ARCH / 10 % 10;
+    facts.sm_count = executor.workers;  // one worker thread runs one block at a time, as an SM would
+    facts.global_mem_bytes = static_cast<long long>(executor.host_memory_bytes);
+    facts.l2_bytes = executor.host_l2_bytes;
+    cudaRuntimeGetVersion(&facts.runtime_version);
+    return facts;
+}
+#else
 int attribute(cudaDeviceAttr attr) {
     int value = 0;
     if (cudaDeviceGetAttribute(&value, attr, 0) != cudaSuccess) {
@@ -19,9 +41,6 @@ int attribute(cudaDeviceAttr attr) {
 
 DeviceFacts query() {
     DeviceFacts facts;
-#ifdef GPULAB_CPU_MODE
-    facts.emulated = true;
-#endif
     cudaDriverGetVersion(&facts.driver_version);
     cudaRuntimeGetVersion(&facts.runtime_version);
     int count = 0;
@@ -50,6 +69,7 @@ DeviceFacts query() {
     facts.memory_clock_mhz = attribute(cudaDevAttrMemoryClockRate) / 1000;
     return facts;
 }
+#endif
 
 }  // namespace
 
@@ -72,12 +92,15 @@ std::string DeviceFacts::to_json() const {
                         {"driver_version", driver_version},
                         {"runtime_version", runtime_version}};
     if (!available) j["unavailable_reason"] = unavailable_reason;
+    if (emulated) j["answers_as"] = answers_as;
     return j.dump();
 }
 
 std::string DeviceFacts::one_line() const {
     if (!available) return unavailable_reason;
-    if (emulated) return name + ": kernels run on the CPU, correctness only";
+    if (emulated)
+        return name + ": kernels run on the CPU (" + std::to_string(sm_count) +
+               " threads), correctness only; CUDA's device questions get the answers of " + answers_as;
     std::ostringstream out;
     out << name << " (sm_" << compute_major << compute_minor << ", " << sm_count << " SMs, "
         << (l2_bytes >> 20) << " MiB L2";

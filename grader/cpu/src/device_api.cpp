@@ -1,8 +1,12 @@
-// Device management, streams and events of CPU execution mode. There is exactly one "device": the CPU.
-// Launches and copies are synchronous, so streams only need to exist and events record wall-clock time.
+// Device management, streams and events of CPU execution mode. There is exactly one device, and every question
+// about it gets the answer of the GPU this runtime answers as (gpu_answers.h): the lab's GPU, never the CPU that runs
+// the kernels. Launches and copies are synchronous, so streams only need to exist and events record wall-clock time.
 #include <unistd.h>
 #include <chrono>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include "gpu_answers.h"
 #include "internal.h"
 
 struct CUstream_st {
@@ -15,14 +19,17 @@ struct CUevent_st {
 
 namespace gpulab::cpu {
 namespace {
-int l2_cache_bytes() {
-  long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-  return l2 > 0 ? static_cast<int>(l2) : (1 << 20);
-}
-cudaError_t check_device(int device) {
+// A grading process sees one GPU (the runner gives each its own), so this runtime has one device: number 0.
+cudaError_t check_device(int device, const char* call) {
   return device == 0 ? cudaSuccess
-                     : fail(cudaErrorInvalidDevice, format("device %d does not exist in CPU execution mode (only 0)", device));
+                     : fail(gpu_answers().bad_device, format("%s: device %d does not exist (the only one is 0)", call,
+                                                             device));
 }
+
+// What cudaDeviceSetLimit and cudaDeviceSetCacheConfig set, read back by their getters as on a GPU.
+std::mutex g_settings_mutex;
+std::map<int, size_t> g_limits;  // guarded by g_settings_mutex
+int g_cache_config = -1;         // guarded by g_settings_mutex; -1: the GPU's default
 }  // namespace
 }  // namespace gpulab::cpu
 
@@ -38,110 +45,102 @@ extern "C" cudaError_t cudaDeviceReset(void) {
 }
 
 extern "C" cudaError_t cudaGetDeviceCount(int* count) {
+  if (!count) return fail(cudaErrorInvalidValue, "cudaGetDeviceCount: count is null");
   *count = 1;
   return cudaSuccess;
 }
 extern "C" cudaError_t cudaSetDevice(int device) {
   if (cudaError_t s = sticky_error()) return s;
-  return check_device(device);
+  return check_device(device, "cudaSetDevice");
 }
 extern "C" cudaError_t cudaGetDevice(int* device) {
+  if (!device) return fail(cudaErrorInvalidValue, "cudaGetDevice: device is null");
   *device = 0;
   return sticky_error();
 }
 
 extern "C" cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
-  if (cudaError_t e = check_device(device)) return e;
-  std::memset(p, 0, sizeof *p);
-  std::strncpy(p->name, "CPU execution (gpulab)", sizeof p->name - 1);
-  size_t free_b = 0, total = 0;
-  cudaMemGetInfo(&free_b, &total);
-  p->totalGlobalMem = total;
-  p->sharedMemPerBlock = 48 << 10;
-  p->sharedMemPerBlockOptin = 227 << 10;
-  p->sharedMemPerMultiprocessor = 228 << 10;
-  p->regsPerBlock = 65536;
-  p->regsPerMultiprocessor = 65536;
-  p->warpSize = 32;
-  p->memPitch = 2147483647;
-  p->maxThreadsPerBlock = 1024;
-  p->maxThreadsDim[0] = 1024;
-  p->maxThreadsDim[1] = 1024;
-  p->maxThreadsDim[2] = 64;
-  p->maxGridSize[0] = 2147483647;
-  p->maxGridSize[1] = 65535;
-  p->maxGridSize[2] = 65535;
-  p->clockRate = 1000000;
-  p->totalConstMem = 64 << 10;
-  // The compute capability whose limits CPU mode enforces (the course's H100); no sm_90 code runs here.
-  p->major = 9;
-  p->minor = 0;
-  p->textureAlignment = 512;
-  p->multiProcessorCount = worker_count();  // one "SM" per worker thread
-  p->concurrentKernels = 0;
-  p->asyncEngineCount = 0;
-  p->unifiedAddressing = 1;
-  p->managedMemory = 1;
-  p->canMapHostMemory = 1;
-  p->integrated = 1;
-  p->memoryClockRate = 1000000;
-  p->memoryBusWidth = 64;
-  p->l2CacheSize = l2_cache_bytes();
-  p->maxThreadsPerMultiProcessor = 2048;
-  p->maxBlocksPerMultiProcessor = 32;
+  if (cudaError_t e = check_device(device, "cudaGetDeviceProperties")) return e;
+  if (!p) return fail(cudaErrorInvalidValue, "cudaGetDeviceProperties: prop is null");
+  *p = gpu_answers().prop;
   return cudaSuccess;
 }
 
 extern "C" cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
-  if (cudaError_t e = check_device(device)) return e;
-  cudaDeviceProp p;
-  cudaGetDeviceProperties(&p, device);
-  switch (attr) {
-    case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
-    case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
-    case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
-    case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
-    case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
-    case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
-    case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
-    case cudaDevAttrMaxSharedMemoryPerBlock: *value = static_cast<int>(p.sharedMemPerBlock); break;
-    case cudaDevAttrTotalConstantMemory: *value = static_cast<int>(p.totalConstMem); break;
-    case cudaDevAttrWarpSize: *value = p.warpSize; break;
-    case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
-    case cudaDevAttrClockRate: *value = p.clockRate; break;
-    case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
-    case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
-    case cudaDevAttrMemoryClockRate: *value = p.memoryClockRate; break;
-    case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
-    case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
-    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
-    case cudaDevAttrUnifiedAddressing: *value = 1; break;
-    case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
-    case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
-    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = static_cast<int>(p.sharedMemPerMultiprocessor); break;
-    case cudaDevAttrManagedMemory: *value = 1; break;
-    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = static_cast<int>(p.sharedMemPerBlockOptin); break;
-    default:
-      return fail(cudaErrorNotSupported,
-                  format("cudaDeviceGetAttribute: attribute %d is not supported in CPU execution mode", int(attr)));
-  }
+  if (cudaError_t e = check_device(device, "cudaDeviceGetAttribute")) return e;
+  if (!value) return fail(cudaErrorInvalidValue, "cudaDeviceGetAttribute: value is null");
+  const Answer a = gpu_answers().attribute(attr);
+  if (!a.ok)
+    return fail(a.error, format("cudaDeviceGetAttribute: the GPU answers attribute %d with an error too", int(attr)));
+  *value = static_cast<int>(a.value);
   return cudaSuccess;
 }
 
+extern "C" cudaError_t cudaGetDeviceFlags(unsigned int* flags) {
+  if (!flags) return fail(cudaErrorInvalidValue, "cudaGetDeviceFlags: flags is null");
+  const Answer a = gpu_answers().device_flags;
+  if (!a.ok) return fail(a.error, "cudaGetDeviceFlags: the GPU answers with an error too");
+  *flags = static_cast<unsigned int>(a.value);
+  return sticky_error();
+}
+
+extern "C" cudaError_t cudaDeviceGetPCIBusId(char* id, int len, int device) {
+  if (cudaError_t e = check_device(device, "cudaDeviceGetPCIBusId")) return e;
+  if (!id || len <= 0) return fail(cudaErrorInvalidValue, "cudaDeviceGetPCIBusId: no room for the bus id");
+  set_text(id, static_cast<size_t>(len), gpu_answers().pci_bus_id.c_str());
+  return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
+  if (least) *least = gpu_answers().stream_priority_least;
+  if (greatest) *greatest = gpu_answers().stream_priority_greatest;
+  return sticky_error();
+}
+
 extern "C" cudaError_t cudaDriverGetVersion(int* v) {
-  *v = CUDART_VERSION;
+  if (!v) return fail(cudaErrorInvalidValue, "cudaDriverGetVersion: driverVersion is null");
+  *v = gpu_answers().driver_version;
   return cudaSuccess;
 }
 extern "C" cudaError_t cudaRuntimeGetVersion(int* v) {
-  *v = CUDART_VERSION;
+  if (!v) return fail(cudaErrorInvalidValue, "cudaRuntimeGetVersion: runtimeVersion is null");
+  *v = gpu_answers().runtime_version;
   return cudaSuccess;
 }
-extern "C" cudaError_t cudaDeviceSetLimit(cudaLimit, size_t) { return sticky_error(); }
-extern "C" cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
-  *value = limit == cudaLimitStackSize ? 1024 : (1 << 20);
-  return sticky_error();
+
+extern "C" cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
+  if (cudaError_t s = sticky_error()) return s;
+  const Answer a = gpu_answers().limit(limit);
+  if (!a.ok) return fail(a.error, format("cudaDeviceSetLimit: the GPU has no limit %d to set", int(limit)));
+  std::lock_guard<std::mutex> lock(g_settings_mutex);
+  g_limits[limit] = value;
+  return cudaSuccess;
 }
-extern "C" cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return sticky_error(); }
+extern "C" cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
+  if (cudaError_t s = sticky_error()) return s;
+  if (!value) return fail(cudaErrorInvalidValue, "cudaDeviceGetLimit: pValue is null");
+  const Answer a = gpu_answers().limit(limit);
+  if (!a.ok) return fail(a.error, format("cudaDeviceGetLimit: the GPU answers limit %d with an error too", int(limit)));
+  std::lock_guard<std::mutex> lock(g_settings_mutex);
+  const auto set = g_limits.find(limit);
+  *value = set != g_limits.end() ? set->second : static_cast<size_t>(a.value);
+  return cudaSuccess;
+}
+extern "C" cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache config) {
+  if (cudaError_t s = sticky_error()) return s;
+  std::lock_guard<std::mutex> lock(g_settings_mutex);
+  g_cache_config = config;
+  return cudaSuccess;
+}
+extern "C" cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* config) {
+  if (cudaError_t s = sticky_error()) return s;
+  if (!config) return fail(cudaErrorInvalidValue, "cudaDeviceGetCacheConfig: pCacheConfig is null");
+  const Answer a = gpu_answers().cache_config;
+  if (!a.ok) return fail(a.error, "cudaDeviceGetCacheConfig: the GPU answers with an error too");
+  std::lock_guard<std::mutex> lock(g_settings_mutex);
+  *config = static_cast<cudaFuncCache>(g_cache_config >= 0 ? g_cache_config : a.value);
+  return cudaSuccess;
+}
 extern "C" cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) { return sticky_error(); }
 
 extern "C" cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, 0); }

@@ -4,6 +4,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <mutex>
+#include "gpu_answers.h"
 #include "internal.h"
 
 namespace gpulab::cpu {
@@ -85,61 +86,14 @@ extern "C" cudaError_t cudaPeekAtLastError(void) {
   return sticky != cudaSuccess ? sticky : t_last_error;
 }
 
-#define GPULAB_ERRORS(X)                                                                      \
-  X(cudaSuccess, "no error")                                                                  \
-  X(cudaErrorInvalidValue, "invalid argument")                                                \
-  X(cudaErrorMemoryAllocation, "out of memory")                                               \
-  X(cudaErrorInitializationError, "initialization error")                                     \
-  X(cudaErrorCudartUnloading, "driver shutting down")                                         \
-  X(cudaErrorInvalidConfiguration, "invalid configuration argument")                          \
-  X(cudaErrorInvalidPitchValue, "invalid pitch argument")                                     \
-  X(cudaErrorInvalidSymbol, "invalid device symbol")                                          \
-  X(cudaErrorInvalidHostPointer, "invalid host pointer")                                      \
-  X(cudaErrorInvalidDevicePointer, "invalid device pointer")                                  \
-  X(cudaErrorInvalidTexture, "invalid texture reference")                                     \
-  X(cudaErrorInvalidMemcpyDirection, "invalid copy direction for memcpy")                     \
-  X(cudaErrorInsufficientDriver, "CUDA driver version is insufficient for CUDA runtime version") \
-  X(cudaErrorMissingConfiguration, "__global__ function call is not configured")              \
-  X(cudaErrorInvalidDeviceFunction, "invalid device function")                                \
-  X(cudaErrorNoDevice, "no CUDA-capable device is detected")                                  \
-  X(cudaErrorInvalidDevice, "invalid device ordinal")                                         \
-  X(cudaErrorInvalidKernelImage, "device kernel image is invalid")                            \
-  X(cudaErrorNoKernelImageForDevice, "no kernel image is available for execution on the device") \
-  X(cudaErrorInvalidResourceHandle, "invalid resource handle")                                \
-  X(cudaErrorIllegalState, "the operation cannot be performed in the present state")          \
-  X(cudaErrorSymbolNotFound, "named symbol not found")                                        \
-  X(cudaErrorNotReady, "device not ready")                                                    \
-  X(cudaErrorIllegalAddress, "an illegal memory access was encountered")                      \
-  X(cudaErrorLaunchOutOfResources, "too many resources requested for launch")                 \
-  X(cudaErrorLaunchTimeout, "the launch timed out and was terminated")                        \
-  X(cudaErrorAssert, "device-side assert triggered")                                          \
-  X(cudaErrorHardwareStackError, "hardware stack error")                                      \
-  X(cudaErrorIllegalInstruction, "an illegal instruction was encountered")                    \
-  X(cudaErrorMisalignedAddress, "misaligned address")                                         \
-  X(cudaErrorLaunchFailure, "unspecified launch failure")                                     \
-  X(cudaErrorNotPermitted, "operation not permitted")                                         \
-  X(cudaErrorNotSupported, "operation not supported")                                         \
-  X(cudaErrorStreamCaptureUnsupported, "operation not permitted when stream is capturing")    \
-  X(cudaErrorUnknown, "unknown error")
-
+// The CUDA runtime's own words for every code (recorded with the GPU's answers: gpu_answers.h), so that a message a
+// program prints reads the same in both modes. The recording's, never a live GPU's: the words are the runtime's.
 extern "C" const char* cudaGetErrorString(cudaError_t error) {
-  switch (error) {
-#define X(code, text) \
-  case code:          \
-    return text;
-    GPULAB_ERRORS(X)
-#undef X
-  }
-  return "unrecognized error code";
+  const ErrorWords* words = recorded_answers().words_of(error);
+  return words ? words->text : "unrecognized error code";
 }
 
 extern "C" const char* cudaGetErrorName(cudaError_t error) {
-  switch (error) {
-#define X(code, text) \
-  case code:          \
-    return #code;
-    GPULAB_ERRORS(X)
-#undef X
-  }
-  return "cudaErrorUnknown";
+  const ErrorWords* words = recorded_answers().words_of(error);
+  return words ? words->name : "unrecognized error code";
 }

@@ -10,13 +10,12 @@
 #include <memory>
 #include <thread>
 #include "gpulab_cpu/launch_observer.h"
+#include "gpu_answers.h"
 #include "worker.h"
 
 namespace gpulab::cpu {
 namespace {
 const size_t kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-constexpr size_t kDefaultDynamicShared = 48 << 10;  // CUDA's limit without cudaFuncSetAttribute
-constexpr size_t kMaxDynamicShared = 227 << 10;     // H100 opt-in limit
 
 unsigned long long env_ull(const char* name, unsigned long long fallback) {
   const char* v = std::getenv(name);
@@ -102,9 +101,6 @@ void work_on(LaunchJob& job) {
   w.job = nullptr;
 }
 
-std::mutex g_attr_mutex;
-std::map<const void*, size_t> g_max_dynamic_shared;
-
 std::vector<SharedRegion (*)()>& shared_getters() {
   static std::vector<SharedRegion (*)()> v;
   return v;
@@ -112,18 +108,23 @@ std::vector<SharedRegion (*)()>& shared_getters() {
 
 bool config_ok(const LaunchSite& site, dim3 grid, dim3 block, size_t shmem, const void* kernel) {
   auto where = [&] { return format("launch of kernel %s at %s:%d", site.kernel, site.file, site.line); };
-  unsigned long long threads = 1ull * block.x * block.y * block.z;
-  if (block.x == 0 || block.y == 0 || block.z == 0 || block.x > 1024 || block.y > 1024 || block.z > 64 ||
-      threads > 1024) {
+  // The limits of the GPU this runtime answers as (gpu_answers.h): a launch fails here where it fails there.
+  const cudaDeviceProp& gpu = gpu_answers().prop;
+  const unsigned long long threads = 1ull * block.x * block.y * block.z;
+  const unsigned max_x = unsigned(gpu.maxThreadsDim[0]), max_y = unsigned(gpu.maxThreadsDim[1]),
+                 max_z = unsigned(gpu.maxThreadsDim[2]), max_threads = unsigned(gpu.maxThreadsPerBlock);
+  if (block.x == 0 || block.y == 0 || block.z == 0 || block.x > max_x || block.y > max_y || block.z > max_z ||
+      threads > max_threads) {
     fail(cudaErrorInvalidConfiguration,
-         threads > 1024
-             ? format("%s: invalid configuration: block %u x %u x %u = %llu threads per block > 1024", where().c_str(),
-                      block.x, block.y, block.z, threads)
-             : format("%s: invalid configuration: block %u x %u x %u (each dimension at least 1; x, y <= 1024, "
-                      "z <= 64)", where().c_str(), block.x, block.y, block.z));
+         threads > max_threads
+             ? format("%s: invalid configuration: block %u x %u x %u = %llu threads per block > %u", where().c_str(),
+                      block.x, block.y, block.z, threads, max_threads)
+             : format("%s: invalid configuration: block %u x %u x %u (each dimension at least 1; x <= %u, y <= %u, "
+                      "z <= %u)", where().c_str(), block.x, block.y, block.z, max_x, max_y, max_z));
     return false;
   }
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535) {
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > unsigned(gpu.maxGridSize[0]) ||
+      grid.y > unsigned(gpu.maxGridSize[1]) || grid.z > unsigned(gpu.maxGridSize[2])) {
     fail(cudaErrorInvalidConfiguration,
          format("%s: grid (%u,%u,%u) is not a valid grid shape", where().c_str(), grid.x, grid.y, grid.z));
     return false;
@@ -141,7 +142,7 @@ bool config_ok(const LaunchSite& site, dim3 grid, dim3 block, size_t shmem, cons
 }  // namespace
 
 Worker::Worker() : stacks(static_cast<size_t>(env_ull("GPULAB_CPU_STACK_KB", 64)) << 10) {
-  dyn_map_len = kMaxDynamicShared + kPage + kPage;
+  dyn_map_len = max_dynamic_shared() + kPage + kPage;
   dyn_map_len = (dyn_map_len + kPage - 1) / kPage * kPage;
   void* m = mmap(nullptr, dyn_map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) throw std::bad_alloc();
@@ -187,33 +188,6 @@ unsigned long long launch_count() { return g_launches.load(); }
 unsigned long long scheduling_seed() { return g_seed.load(std::memory_order_relaxed); }
 void set_scheduling_seed(unsigned long long seed) { g_seed = seed; }
 
-size_t max_dynamic_shared_for(const void* kernel) {
-  std::lock_guard<std::mutex> lock(g_attr_mutex);
-  auto it = g_max_dynamic_shared.find(kernel);
-  return it == g_max_dynamic_shared.end() ? kDefaultDynamicShared : it->second;
-}
-
-cudaError_t func_set_attribute(const void* func, cudaFuncAttribute attr, int value) {
-  if (cudaError_t s = sticky_error()) return s;
-  if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
-    if (value < 0 || static_cast<size_t>(value) > kMaxDynamicShared)
-      return fail(cudaErrorInvalidValue, format("cudaFuncSetAttribute: %d bytes of dynamic shared memory exceed "
-                                                "the %zu-byte limit",
-                                                value, kMaxDynamicShared));
-    std::lock_guard<std::mutex> lock(g_attr_mutex);
-    g_max_dynamic_shared[func] = static_cast<size_t>(value);
-  }
-  return cudaSuccess;  // carveout and other hints mean nothing on a CPU
-}
-
-cudaError_t func_get_attributes(cudaFuncAttributes* attr, const void*) {
-  if (cudaError_t s = sticky_error()) return s;
-  if (attr) *attr = cudaFuncAttributes{};
-  return fail(cudaErrorNotSupported,
-              "cudaFuncGetAttributes is not available in CPU execution mode (registers, local and static shared "
-              "memory are properties of a GPU binary); technique checks need a GPU");
-}
-
 SharedRegistrar::SharedRegistrar(SharedRegion (*getter)()) { shared_getters().push_back(getter); }
 
 void poison_file_scope_shared() {
@@ -223,9 +197,18 @@ void poison_file_scope_shared() {
   }
 }
 
+namespace {
+// The SM clock of the GPU this runtime answers as, in kHz (cudaDevAttrClockRate), taken at each launch on the
+// launching thread: a CUDA thread's fiber never runs the first, driver-reading gpu_answers().
+std::atomic<long long> g_clock_khz{1000000};
+}
+
+// clock64() and clock() count the answered GPU's cycles (an H100's 1980 MHz), as on the GPU, where clock() is the
+// same 64-bit counter. What a kernel measures with them is still this CPU's time (README: "What can still differ").
 long long clock64() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  const long long ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return static_cast<long long>(static_cast<__int128>(ns) * g_clock_khz.load(std::memory_order_relaxed) / 1000000);
 }
 
 std::atomic<LaunchObserver> g_launch_observer{nullptr};
@@ -247,6 +230,7 @@ void launch(const LaunchSite& site, const void* kernel, dim3 grid, dim3 block, s
     return;
   }
   if (!config_ok(site, grid, block, shmem, kernel)) return;
+  g_clock_khz = gpu_answers().attribute_or(cudaDevAttrClockRate, 1000000);
   // One launch at a time, like CUDA's legacy default stream; also keeps the pool single-job.
   static std::mutex launch_mutex;
   std::lock_guard<std::mutex> serial(launch_mutex);
@@ -276,6 +260,7 @@ void launch(const LaunchSite& site, const void* kernel, dim3 grid, dim3 block, s
     job.record(cudaErrorIllegalAddress, format("%s (kernel %s launched at %s:%d)", canary.c_str(), site.kernel,
                                                site.file, site.line));
   if (job.err != cudaSuccess) fail(job.err, job.msg + format(" [GPULAB_CPU_SEED=%llu]", job.seed));
+  kernel_ran(kernel, job.static_shared.load());
   if (LaunchObserver observer = g_launch_observer.load())
     observer(LaunchRecord{kernel, grid, block, shmem, job.static_shared.load(), site.kernel});
 }

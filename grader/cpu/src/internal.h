@@ -28,6 +28,10 @@ struct FaultSite {
 FaultSite classify_fault_address(const void* addr);
 // Checks the canary bytes in front of every live buffer; returns a description of the first one written.
 std::string check_underflow_canaries();
+// This machine's memory, which holds the device buffers.
+size_t host_memory_bytes();
+// What the live device buffers take of a GPU's memory (cudaMemGetInfo's free memory shrinks by it).
+size_t device_bytes_in_use();
 // Frees every device allocation (cudaDeviceReset).
 void free_all_allocations();
 // The live cudaMalloc buffer that contains p: its start and size. False if there is none.
@@ -82,7 +86,13 @@ int worker_count();
 void set_single_worker(bool on);
 // Kernel launches so far (those that passed validation and ran).
 unsigned long long launch_count();
+// ---- kernel_answers.cpp: what the runtime knows of a kernel (cudaFuncSetAttribute, the launches it ran) ----
+// The dynamic shared memory a launch of `kernel` may ask for: cudaFuncSetAttribute's, else the GPU's default.
 size_t max_dynamic_shared_for(const void* kernel);
+// The most dynamic shared memory any kernel may be allowed (the GPU's opt-in limit per block).
+size_t max_dynamic_shared();
+// After a launch of `kernel` ran: the static __shared__ bytes one of its blocks reached.
+void kernel_ran(const void* kernel, size_t static_shared);
 // Fills every file-scope __shared__ variable of the calling worker with 0xFF (start of each block).
 void poison_file_scope_shared();
 }  // namespace gpulab::cpu

@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include "gpu_answers.h"
 #include "internal.h"
 #include "gpulab_cpu/launch_observer.h"
 #include "gpulab_cpu/lazy_memory.h"
@@ -385,6 +386,19 @@ bool lazy_usage(const void* p, LazyUsage* usage) {
   }
   return true;
 }
+size_t host_memory_bytes() {
+  return static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * Allocation::page();
+}
+
+size_t device_bytes_in_use() {
+  // Each buffer rounded up to 512 bytes, as the CUDA allocator places small ones, and the sum to the 2 MiB pages it
+  // maps device memory in: close to what a GPU's free memory loses (its allocator's pools differ in detail).
+  constexpr size_t kAlign = 512, kPage2M = size_t(2) << 20;
+  size_t bytes = 0;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (const auto& [start, al] : g_allocs) bytes += (al.size + kAlign - 1) / kAlign * kAlign;
+  return (bytes + kPage2M - 1) / kPage2M * kPage2M;
+}
 }  // namespace gpulab::cpu
 
 using namespace gpulab::cpu;
@@ -397,14 +411,20 @@ extern "C" cudaError_t cudaMalloc(void** devPtr, size_t size) {
     return cudaSuccess;
   }
   const size_t page = Allocation::page();
-  // A GPU refuses more than its memory; so does this "device" (its memory is the machine's RAM). Also the
-  // answer for a size computed from a negative number (size_t(-4)), whose page count would overflow.
+  // The GPU refuses more than its free memory; this runtime also refuses more than this machine's memory, which
+  // holds its buffers (a difference README.md lists). Also the answer for a size computed from a negative number
+  // (size_t(-4)), whose page count would overflow.
   size_t free_bytes = 0, total = 0;
   cudaMemGetInfo(&free_bytes, &total);
-  if (size > total || size > SIZE_MAX - 3 * page)
+  if (size > free_bytes || size > SIZE_MAX - 3 * page)
     return fail(cudaErrorMemoryAllocation,
-                format("cudaMalloc: %zu bytes requested, more than the device's %zu bytes%s", size, total,
+                format("cudaMalloc: %zu bytes requested, more than the device's %zu free bytes%s", size, free_bytes,
                        size > SIZE_MAX / 2 ? " (a size computed from a negative number?)" : ""));
+  if (size > host_memory_bytes())
+    return fail(cudaErrorMemoryAllocation,
+                format("cudaMalloc: %zu bytes requested, more than this machine's %zu bytes of memory, which holds "
+                       "CPU execution mode's device buffers",
+                       size, host_memory_bytes()));
   const size_t data_pages = (size + page - 1) / page;
   const size_t len = (data_pages + 2) * page;
   void* m = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -428,10 +448,10 @@ extern "C" cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned in
 
 extern "C" cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) {
   if (!pitch) return fail(cudaErrorInvalidValue, "cudaMallocPitch: pitch is null");
-  if (width > SIZE_MAX / 2 || (height && (width + 255) / 256 * 256 > SIZE_MAX / height))
+  if (width > SIZE_MAX / 2 || (height && gpu_answers().pitch_for(width) > SIZE_MAX / height))
     return fail(cudaErrorMemoryAllocation,
                 format("cudaMallocPitch: %zu x %zu bytes is more than any device has", width, height));
-  *pitch = (width + 255) / 256 * 256;  // row starts 256-byte aligned relative to the buffer, as on a GPU
+  *pitch = gpu_answers().pitch_for(width);  // the GPU's row alignment (512 bytes on an H100)
   return cudaMalloc(devPtr, *pitch * height);
 }
 
@@ -464,9 +484,12 @@ extern "C" cudaError_t cudaFreeHost(void* ptr) {
 
 extern "C" cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total) {
   if (cudaError_t s = sticky_error()) return s;
-  size_t pages = static_cast<size_t>(sysconf(_SC_PHYS_PAGES)), avail = static_cast<size_t>(sysconf(_SC_AVPHYS_PAGES));
-  *total = pages * Allocation::page();
-  *free_bytes = avail * Allocation::page();
+  if (!free_bytes || !total) return fail(cudaErrorInvalidValue, "cudaMemGetInfo: free or total is null");
+  // The GPU's: its memory, less what its context takes and what the live buffers hold.
+  const GpuAnswers& gpu = gpu_answers();
+  const size_t used = gpu.context_bytes + device_bytes_in_use();
+  *total = gpu.mem_total;
+  *free_bytes = used < gpu.mem_total ? gpu.mem_total - used : 0;
   return cudaSuccess;
 }
 

@@ -13,7 +13,8 @@ TEST_F(CpuMode, DeviceProperties) {
   EXPECT_EQ(count, 1);
   cudaDeviceProp p;
   CUDA_OK(cudaGetDeviceProperties(&p, 0));
-  EXPECT_STREQ(p.name, "CPU execution (gpulab)");
+  // The GPU's answers (test_gpu_answers.cpp holds every one to the recording), never the CPU's own.
+  EXPECT_THAT(p.name, ::testing::Not(HasSubstr("CPU")));
   EXPECT_EQ(p.sharedMemPerBlock, 48u << 10);
   EXPECT_EQ(p.maxThreadsPerBlock, 1024);
   EXPECT_EQ(p.warpSize, 32);
@@ -107,9 +108,4 @@ TEST_F(CpuMode, RewriterHandlesUnusualSpellings) {
   for (float v : p.download()) EXPECT_EQ(v, 12.0f);
 }
 
-TEST_F(CpuMode, FuncGetAttributesSaysNotAvailable) {
-  cudaFuncAttributes attr;
-  EXPECT_EQ(cudaFuncGetAttributes(&attr, &stencil1d_tiled), cudaErrorNotSupported);
-  EXPECT_THAT(gpulab::cpu::last_error_detail(), HasSubstr("not available in CPU execution mode"));
-}
 }  // namespace

@@ -178,6 +178,8 @@ class Rewriter {
         rewrite_shared(i);
       } else if (tk.kind == Token::Ident && !tk.directive && (tk.text == "asm" || tk.text == "__asm__" || tk.text == "__asm")) {
         rewrite_asm(i);
+      } else if (tk.kind == Token::Ident && !tk.directive && tk.text == "clock") {
+        rewrite_device_clock(i);
       }
     }
     return apply();
@@ -321,6 +323,28 @@ class Rewriter {
     }
   }
 
+  // `clock()` in device code is the GPU's cycle counter (CUDA 13: the same 64-bit count as clock64()), in host code
+  // the C library's processor time. nvcc picks by the pass (`::clock` and `std::clock` name the same __host__
+  // __device__ function); CPU execution mode compiles once, so inside the body of a __global__ or __device__ function
+  // (not __host__ __device__: both callers share it) the call becomes the runtime's device clock.
+  void rewrite_device_clock(size_t i) {
+    if (!is(i + 1, "(") || !is(i + 2, ")")) return;
+    if (i > 0 && (is(i - 1, ".") || is(i - 1, "->"))) return;  // a member named clock
+    size_t from = i;
+    if (i > 0 && is(i - 1, "::")) {
+      from = i - 1;
+      if (i > 1 && t_[i - 2].kind == Token::Ident) {
+        if (t_[i - 2].text != "std") return;  // another namespace's clock
+        from = i - 2;
+      }
+    }
+    for (const DeviceBody& b : device_bodies_)
+      if (b.open < i && i < b.close && !b.host_too) {
+        edits_.push_back({t_[from].pos, t_[i].pos + t_[i].len - t_[from].pos, "::gpulab::cpu::device_clock"});
+        return;
+      }
+  }
+
   // `__CUDA_ARCH__` (issue 34): device code must see it as nvcc's device pass does, or be refused. Inside the
   // body of a __global__ or __device__-only function it becomes GPULAB_CPU_CUDA_ARCH (900 unless the build
   // says otherwise: Hopper, the course's GPUs), in directives and code alike. Anywhere else CPU execution
@@ -399,13 +423,20 @@ class Rewriter {
     static const std::string why =
         ": CPU execution mode runs your code exactly as the GPU does; code that asks which mode it runs in is not "
         "accepted";
-    if (tk.kind == Token::String && tk.directive && tk.text.find("gpulab_cpu") != std::string::npos)
+    // The runtime's own names, also as a string (an #include path; an alias or weakref attribute naming a symbol,
+    // "_ZN6gpulab3cpu..." mangled) and within an identifier (a mangled name declared extern "C" and weak, whose
+    // address is null where the runtime is absent; `namespace g = gpulab;` before g::cpu::...).
+    if (tk.kind == Token::String &&
+        (tk.text.find("gpulab_cpu") != std::string::npos || tk.text.find("gpulab3cpu") != std::string::npos))
       die(file_, src_, tk.pos, "gpulab CPU execution mode: " + tk.text + why);
     if (tk.kind != Token::Ident) return;
     if (starts_with(tk.text, "GPULAB_CPU") || starts_with(tk.text, "gpulab_cpu"))
       die(file_, src_, tk.pos, "gpulab CPU execution mode: " + tk.text + why);
     if (tk.text == "gpulab" && is(i + 1, "::") && is(i + 2, "cpu"))
       die(file_, src_, tk.pos, "gpulab CPU execution mode: gpulab::cpu" + why);
+    if (tk.text.find("gpulab") != std::string::npos)
+      die(file_, src_, tk.pos, "gpulab CPU execution mode: " + tk.text + " (a name of the grader's and of CPU "
+                               "execution mode's runtime)" + why);
     if (device_pass_only_macro(tk.text))
       die(file_, src_, tk.pos,
           "gpulab CPU execution mode: " + tk.text +

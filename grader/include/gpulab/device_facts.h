@@ -10,7 +10,10 @@ struct DeviceFacts {
     bool available = false;
     bool emulated = false;  // CPU execution mode: kernels run on the CPU, for correctness only
     std::string unavailable_reason;  // set when !available
+    // In CPU execution mode, what runs the kernels: its name, worker threads (sm_count), this machine's memory and L2
+    // (from gpulab::cpu::executor_facts(), not the CUDA runtime's calls, which answer as the lab's GPU does).
     std::string name;
+    std::string answers_as;  // CPU execution mode only: the GPU whose answers its runtime gives, and from where
     int compute_major = 0, compute_minor = 0;
     int sm_count = 0;
     long long global_mem_bytes = 0;

@@ -37,6 +37,10 @@ cudaError_t cudaRuntimeGetVersion(int* runtimeVersion);
 cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value);
 cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit);
 cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache config);
+cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* config);
+cudaError_t cudaGetDeviceFlags(unsigned int* flags);
+cudaError_t cudaDeviceGetPCIBusId(char* pciBusId, int len, int device);
+cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority);
 cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig config);
 
 cudaError_t cudaStreamCreate(cudaStream_t* stream);
@@ -66,6 +70,11 @@ cudaError_t memcpy_symbol(void* symbol, size_t symbol_size, void* other, size_t 
                           cudaMemcpyKind kind, bool to_symbol);
 cudaError_t func_get_attributes(cudaFuncAttributes* attr, const void* func);
 cudaError_t func_set_attribute(const void* func, cudaFuncAttribute attr, int value);
+cudaError_t occupancy_max_active_blocks(int* blocks, const void* func, int block_size, size_t dynamic_shared,
+                                        unsigned int flags);
+cudaError_t occupancy_max_potential_block_size(int* min_grid_size, int* block_size, const void* func,
+                                               size_t (*dynamic_shared_for)(int block, const void* context),
+                                               const void* context, int block_size_limit, unsigned int flags);
 cudaError_t not_supported(const char* what);
 // The seed that orders threads within a block (env GPULAB_CPU_SEED); print it next to a failure.
 unsigned long long scheduling_seed();
@@ -124,8 +133,9 @@ inline cudaError_t cudaGetSymbolSize(size_t* size, const T&) {
   return cudaSuccess;
 }
 
-// Register counts, local memory and static shared memory per kernel are properties of the GPU binary,
-// which does not exist in CPU mode: this returns cudaErrorNotSupported and says so.
+// The device's and the build's facts are the GPU's (ptxVersion, binaryVersion, the dynamic shared memory the
+// kernel may use); registers, local memory and constant memory belong to a GPU binary, which does not exist in CPU
+// mode: 0, and the static shared memory its blocks reached so far (README.md, "What can still differ from a GPU").
 template <class T>
 inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, T* func) {
   return gpulab::cpu::func_get_attributes(attr, reinterpret_cast<const void*>(func));
@@ -138,13 +148,47 @@ template <class T>
 inline cudaError_t cudaFuncSetCacheConfig(T*, cudaFuncCache) {
   return cudaSuccess;
 }
+// The occupancy calculator of the GPU this runtime answers as: resident warps, blocks and shared memory per SM.
 template <class T>
-inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, T*, int blockSize,
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, T* func, int blockSize,
                                                                 size_t dynamicSMemSize) {
-  // A nominal answer with the limits CPU mode enforces (2048 threads, 228 KiB shared per "SM").
-  int by_threads = blockSize > 0 ? 2048 / blockSize : 0;
-  int by_smem = dynamicSMemSize ? int((228u << 10) / dynamicSMemSize) : 32;
-  int n = by_threads < by_smem ? by_threads : by_smem;
-  *numBlocks = n < 32 ? n : 32;
-  return cudaSuccess;
+  return gpulab::cpu::occupancy_max_active_blocks(numBlocks, reinterpret_cast<const void*>(func), blockSize,
+                                                  dynamicSMemSize, cudaOccupancyDefault);
+}
+template <class T>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, T* func, int blockSize,
+                                                                         size_t dynamicSMemSize, unsigned int flags) {
+  return gpulab::cpu::occupancy_max_active_blocks(numBlocks, reinterpret_cast<const void*>(func), blockSize,
+                                                  dynamicSMemSize, flags);
+}
+template <class UnaryFunction, class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(int* minGridSize, int* blockSize, T func,
+                                                                          UnaryFunction blockSizeToDynamicSMemSize,
+                                                                          int blockSizeLimit = 0,
+                                                                          unsigned int flags = cudaOccupancyDefault) {
+  const auto shared_for = [](int block, const void* f) -> size_t {
+    return static_cast<size_t>((*static_cast<const UnaryFunction*>(f))(block));
+  };
+  return gpulab::cpu::occupancy_max_potential_block_size(minGridSize, blockSize, reinterpret_cast<const void*>(func),
+                                                         shared_for, &blockSizeToDynamicSMemSize, blockSizeLimit,
+                                                         flags);
+}
+template <class UnaryFunction, class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int* minGridSize, int* blockSize, T func,
+                                                                 UnaryFunction blockSizeToDynamicSMemSize,
+                                                                 int blockSizeLimit = 0) {
+  return cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(minGridSize, blockSize, func,
+                                                                 blockSizeToDynamicSMemSize, blockSizeLimit);
+}
+template <class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeWithFlags(int* minGridSize, int* blockSize, T func,
+                                                              size_t dynamicSMemSize = 0, int blockSizeLimit = 0,
+                                                              unsigned int flags = cudaOccupancyDefault) {
+  return cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(
+      minGridSize, blockSize, func, [dynamicSMemSize](int) { return dynamicSMemSize; }, blockSizeLimit, flags);
+}
+template <class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int* minGridSize, int* blockSize, T func,
+                                                     size_t dynamicSMemSize = 0, int blockSizeLimit = 0) {
+  return cudaOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, dynamicSMemSize, blockSizeLimit);
 }

@@ -70,6 +70,8 @@ int syncthreads_or(const char* file, int line, int predicate);
 [[noreturn]] void device_trap(const char* what, const char* file, int line);
 unsigned char* dynamic_shared_memory();
 long long clock64();
+// `clock()` inside device code (gpulab-cu2cpp rewrites it to this): the GPU's clock_t, the same count as clock64().
+inline long device_clock() { return static_cast<long>(clock64()); }
 
 // File-scope `__shared__` variables register a getter; the scheduler poisons them at each block start.
 struct SharedRegion { void* ptr; size_t size; };

@@ -62,3 +62,10 @@ cudaError_t cuda_arch_values(int* out);
 
 // nvcc's macros of both passes as device and host code see them (kernels/cuda_macros_cases.cu): 6 ints.
 cudaError_t cuda_macros_values(int* out);
+
+// What device code and a launch function ask about the device (kernels/device_answers_cases.cu).
+cudaError_t device_clocks(long long* out);  // out: clock(), clock64(), ::clock(), std::clock() in one thread
+// cudaFuncGetAttributes of a kernel with an 8 x 8 float tile, before and after its first launch.
+cudaError_t tile_kernel_attributes(cudaFuncAttributes* before, cudaFuncAttributes* after);
+cudaError_t empty_kernel_occupancy(int block, size_t dynamic_shared, int* blocks);
+cudaError_t empty_kernel_potential_block(int* min_grid, int* block);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -289,6 +290,56 @@ TEST(GpuAnswers, PropFromAttributesIsTheRecordedProp) {
   const auto* b = reinterpret_cast<const unsigned char*>(&table.prop);
   for (size_t i = 0; i < sizeof from; ++i)
     if (a[i] != b[i]) ADD_FAILURE() << "cudaDeviceProp differs at byte offset " << i;
+}
+
+// Where the machine has a GPU, the answers are the driver's: here a stand-in libcuda.so.1 (tests/fake_driver), found
+// first on LD_LIBRARY_PATH by the check cpu_mode.answers_are_the_drivers, answers each attribute with its number times
+// 1000 plus 7 and refuses attribute 92. What the driver cannot say without a context stays the recording's.
+TEST(GpuAnswers, FromTheDriverWhereThereIsOne) {
+  if (!std::getenv("GPULAB_CPU_TEST_FAKE_DRIVER"))
+    GTEST_SKIP() << "runs as cpu_mode.answers_are_the_drivers, with the stand-in driver first on LD_LIBRARY_PATH";
+  EXPECT_STREQ(gpulab::cpu::executor_facts().answers_from,
+               "this machine's GPU, gpulab fake driver (read through libcuda.so.1)");
+  const gpulab::cpu::GpuAnswers& recorded = gpulab::cpu::recorded_answers();
+  const auto driver_answer = [](int attr) { return attr == 92 ? -1 : attr * 1000 + 7; };
+  for (int attr : recorded.attribute_ids) {
+    int value = 0;
+    const cudaError_t e = cudaDeviceGetAttribute(&value, static_cast<cudaDeviceAttr>(attr), 0);
+    if (driver_answer(attr) < 0) {
+      EXPECT_EQ(e, cudaErrorInvalidValue) << "attribute " << attr;
+      cudaGetLastError();
+    } else {
+      EXPECT_EQ(e, cudaSuccess) << "attribute " << attr;
+      EXPECT_EQ(value, driver_answer(attr)) << "attribute " << attr;
+    }
+  }
+  int v = 0;
+  EXPECT_EQ(cudaDeviceGetAttribute(&v, static_cast<cudaDeviceAttr>(1000), 0), recorded.unknown_attribute);
+  cudaGetLastError();
+  cudaDeviceProp expected{};
+  gpulab::cpu::fill_prop_from_attributes(&expected, [&](cudaDeviceAttr a) { return driver_answer(a); });
+  std::strcpy(expected.name, "gpulab fake driver");
+  for (int i = 0; i < 16; ++i) expected.uuid.bytes[i] = static_cast<char>(i * 17);
+  expected.totalGlobalMem = 123456789;
+  cudaDeviceProp p;
+  CUDA_OK(cudaGetDeviceProperties(&p, 0));
+  EXPECT_EQ(std::memcmp(&p, &expected, sizeof p), 0);
+  EXPECT_EQ(p.integrated, cudaDevAttrIntegrated * 1000 + 7);
+  EXPECT_EQ(p.multiProcessorCount, cudaDevAttrMultiProcessorCount * 1000 + 7);
+  int driver = 0, runtime = 0;
+  CUDA_OK(cudaDriverGetVersion(&driver));
+  CUDA_OK(cudaRuntimeGetVersion(&runtime));
+  EXPECT_EQ(driver, 12345);
+  EXPECT_EQ(runtime, recorded.runtime_version);
+  char bus[64];
+  CUDA_OK(cudaDeviceGetPCIBusId(bus, sizeof bus, 0));
+  EXPECT_STREQ(bus, "0000:AB:00.0");
+  size_t free_bytes = 0, total = 0;
+  CUDA_OK(cudaMemGetInfo(&free_bytes, &total));
+  EXPECT_EQ(total, 123456789u);
+  size_t stack = 0;
+  CUDA_OK(cudaDeviceGetLimit(&stack, cudaLimitStackSize));
+  EXPECT_EQ(stack, static_cast<size_t>(recorded.limit(cudaLimitStackSize).value));
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include "gpulab/device_resources.h"
 #include "gpulab/format.h"
 #include "gpulab/launch_deadline.h"
+#include "gpulab/launch_geometry.h"
+#include "gpulab/same_as_checked.h"
 
 #include <cstring>
 
@@ -29,14 +31,6 @@ bool same_shape(const RecordedLaunch& a, const RecordedLaunch& b) {
 std::string launch_text(const RecordedLaunch& l) {
     return kernel_name_of(l.kernel) + " with block " + std::to_string(l.block.x) + "x" + std::to_string(l.block.y) + "x" +
            std::to_string(l.block.z) + " and " + std::to_string(l.shared_bytes()) + " B of shared memory per block";
-}
-
-std::string launches_text(const std::vector<RecordedLaunch>& launches) {
-    if (launches.empty()) return "no kernel";
-    std::string text;
-    for (std::size_t i = 0; i < launches.size() && i < 3; ++i) text += (i ? "; " : "") + launch_text(launches[i]);
-    if (launches.size() > 3) text += "; and " + std::to_string(launches.size() - 3) + " more";
-    return text;
 }
 
 }  // namespace
@@ -103,17 +97,29 @@ std::string audit_timed_launch(const TimedWork& work, const std::vector<Recorded
                    "is not timing the kernel).";
     if (launches.empty())
         return "The timed launch ran no kernel at all on the GPU: its output came from somewhere else.";
-    if (work.approved.empty()) return "";
     for (const RecordedLaunch& l : launches) {
-        bool approved = false;
+        bool approved = work.approved.empty();  // nothing to hold it to (the expert's launch, on the roofline)
         for (const RecordedLaunch& a : work.approved) approved = approved || same_shape(l, a);
         if (!approved)
             return "The timed launch is not the kernel the technique checks approved: at " + work.approved_at +
-                   " your launch function ran " + launches_text(work.approved) + "; at the timed size it ran " +
+                   " your launch function ran " + launches_in_words(work.approved, launch_text) + "; at the timed size it ran " +
                    launch_text(l) + ". Use the same kernel and block at every size: the speed points are for "
                    "the technique that was checked.";
     }
-    return "";
+    if (work.checked.empty()) return "";
+    std::vector<RecordedLaunch> classified = launches;
+    classify_arguments(classified);
+    return differs_from_checked({work.checked, work.checked_calls, work.call}, classified, calls);
+}
+
+bool name_after_timed_launch(TimedWork& work) {
+    for (const GeometryCheck& check : timed_launches())
+        if (check.call == work.call) {
+            work.suite = check.suite;
+            work.instance = check.instance;
+            return true;
+        }
+    return false;
 }
 
 void first_launch_under_deadline(TimedWork& work, const std::function<void()>& student,
@@ -121,8 +127,14 @@ void first_launch_under_deadline(TimedWork& work, const std::function<void()>& s
     work.reference_ms = time_reference_once(reference);
     work.deadline_ms = deadline_ms(work.reference_ms);
     LaunchDeadline deadline(work.deadline_ms, too_slow_message(work.call, work.deadline_ms, work.reference_ms));
-    student();
+    {
+        LaunchRecorder recorder;
+        student();
+        work.checked = recorder.launches();
+        work.checked_calls = recorder.calls();
+    }
     cudaDeviceSynchronize();
+    classify_arguments(work.checked);  // the launch's buffers are the caller's: still allocated
 }
 
 std::string too_slow_message(const std::string& call, double limit_ms, double reference_ms) {

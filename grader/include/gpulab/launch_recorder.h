@@ -8,10 +8,21 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace gpulab {
+
+// One argument of a recorded launch as the kernel received it: as many bytes as the compiled kernel declares for
+// that parameter (cuFuncGetParamInfo). Whether the value is an address in device memory is asked after the launch
+// (classify_arguments), so that watching a timed launch adds no driver query to its time.
+struct RecordedArgument {
+    enum class Kind { unclassified, value, device_pointer };
+    std::vector<unsigned char> bytes;
+    Kind kind = Kind::unclassified;
+};
 
 struct RecordedLaunch {
     const void* kernel = nullptr;
@@ -21,6 +32,10 @@ struct RecordedLaunch {
     std::size_t static_shared_bytes = 0;
     std::size_t local_bytes = 0;  // per-thread local memory: register spills and local arrays
     int registers = 0;
+    // The kernel's arguments, on a GPU where the driver tells each parameter's size (CUDA 12.4 and later).
+    // CPU execution mode records none: it runs no timing, which is what compares them.
+    std::vector<RecordedArgument> arguments;
+    bool arguments_known = false;
     std::size_t shared_bytes() const { return static_shared_bytes + dynamic_shared_bytes; }
     std::string describe() const;  // "grid 4096x1x1, block 256x1x1, 0 B shared, 16 regs" (regs where known)
 };
@@ -32,6 +47,16 @@ struct RecordedCall {
     std::string name;    // "cudaMemcpy"
     std::string detail;  // "67108864 B, device to host"
     std::string describe() const { return name + (detail.empty() ? "" : " (" + detail + ")"); }
+    // How many kernels the same recording had launched before this call: where it fell among them.
+    std::size_t launches_before = 0;
+    // A copy to a __constant__ or __device__ variable (cudaMemcpyToSymbol, ...Async): which variable, where in it,
+    // and what it carried, so that a timed launch can be held to the values the checked launch copied (a mode
+    // flag set from the host between calls is a copy like any other).
+    const void* symbol = nullptr;
+    std::size_t offset = 0, bytes = 0;
+    bool source_read = false;  // false: the source was not host memory, so its bytes are unknown
+    std::uint64_t digest = 0;  // FNV-1a of the bytes copied, where read
+    std::string preview;       // their first 16, in hex ("01 00 00 00"), for messages
 };
 
 class LaunchRecorder {
@@ -44,8 +69,21 @@ public:
     const std::vector<RecordedCall>& calls() const;
 };
 
+// Up to three launches, each in the words of `text`, then how many more: "a; b; c; and 2 more" ("no kernel" for none).
+std::string launches_in_words(const std::vector<RecordedLaunch>& launches,
+                              const std::function<std::string(const RecordedLaunch&)>& text);
+
 // The kernel's name as the compiler knows it ("matmul_tiled"), where the runtime can tell; else its address.
 std::string kernel_name_of(const void* kernel);
+
+// Asks, for every argument not yet classified, whether its value is an address in device (or managed) memory:
+// cudaPointerGetAttributes, on a GPU. Call it while the buffers the launch was given are still allocated. CPU
+// execution mode records no arguments, and leaves any given to it as they are.
+void classify_arguments(std::vector<RecordedLaunch>& launches);
+
+// The __constant__ or __device__ variable a symbol copy wrote ("heat_2d::g_mode"), where the grader can tell
+// (an exported symbol of the solution's library); else "the variable at 0x...".
+std::string symbol_name_of(const void* symbol);
 
 // True where launches can be recorded: on a GPU (configuration and the compiled kernel's attributes) and in
 // CPU execution mode (configuration and the static shared memory a block used; registers and local

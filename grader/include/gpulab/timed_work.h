@@ -7,6 +7,9 @@
 //  - it is the approved kernel: the kernels it launches are the ones the student's launch function ran
 //    at the technique checks' size (the same kernel, block shape and shared memory per block), and it
 //    copies, waits for the device and allocates nothing (no answer computed elsewhere or remembered);
+//  - it is the checked launch again: the launch function's first launch at the timed size, whose output the
+//    speed test checked, ran the same kernels with the same arguments and copied the same values to
+//    __constant__ and __device__ variables (same_as_checked.h), so no flag flipped by a call count or a clock;
 //  - it ends in reasonable time: a launch still running long after the reference's stops the test.
 #pragma once
 
@@ -33,6 +36,14 @@ struct TimedWork {
     // The student's launches at the technique checks' size (probe_launches): every timed launch must match one.
     std::vector<RecordedLaunch> approved;
     std::string approved_at;  // "64x48x96"
+    // The student's first launch at the timed size, whose output the speed test checks: recorded by
+    // first_launch_under_deadline (its arguments classified there, while its buffers live). Every timed launch
+    // must repeat it (same_as_checked.h). Empty where no launch was checked (the expert's, on the roofline).
+    std::vector<RecordedLaunch> checked;
+    std::vector<RecordedCall> checked_calls;
+    // The registered timed launch (launch_geometry.h) this work times: the GeometryCheck whose call is `call`,
+    // e.g. "TiledStep" and "8192x8192" (name_after_timed_launch). Empty where none is registered (the expert's).
+    std::string suite, instance;
     // A student's timed launch still running after this many ms stops the test (0: no deadline).
     double deadline_ms = 0;
     double reference_ms = 0;  // what the deadline was derived from, for its message
@@ -66,7 +77,13 @@ std::string too_fast_message(const TimedWork& work, double median_ms);
 // Runs `launch` once while recording: the launches it made, to be approved (TimedWork::approved).
 std::vector<RecordedLaunch> probe_launches(const std::function<void()>& launch);
 
-// "" when `launches` and `calls` (one timed launch's) are what the approved launches allow, else why not.
+// Sets work.suite and work.instance from the registered timed launch whose call is work.call; false, leaving them
+// empty, where none is. Call after register_geometry_checks (from a test).
+bool name_after_timed_launch(TimedWork& work);
+
+// "" when `launches` and `calls` (one timed launch's) are what the approved launches allow and repeat the
+// checked launch (work.checked, where one was recorded), else why not. The launches' arguments are classified
+// here (classify_arguments): call it while the buffers the launch was given are allocated.
 std::string audit_timed_launch(const TimedWork& work, const std::vector<RecordedLaunch>& launches,
                                const std::vector<RecordedCall>& calls);
 
@@ -74,8 +91,9 @@ std::string audit_timed_launch(const TimedWork& work, const std::vector<Recorded
 double time_reference_once(const std::function<void()>& launch);
 
 // Sets work.reference_ms and work.deadline_ms from one launch of the reference's, then runs the student's
-// first launch at the timed size under that deadline and waits for it (what went wrong, if anything, is
-// left for the caller's check_student_launch to report).
+// first launch at the timed size under that deadline, recording it into work.checked and work.checked_calls,
+// and waits for it (what went wrong, if anything, is left for the caller's check_student_launch to report).
+// `student` must not record launches itself (one LaunchRecorder at a time): read work.checked instead.
 void first_launch_under_deadline(TimedWork& work, const std::function<void()>& student,
                                  const std::function<void()>& reference);
 

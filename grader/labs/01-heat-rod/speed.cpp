@@ -59,6 +59,7 @@ gpulab::TimedWork timed_step(int M, float r, float* d_in, const float* d_out, do
     work.approved = gpulab::probe_launches([&] { step(p_in.data(), p_out.data(), probe, r); });
     gpulab::check_student_launch(who + "launch_step at M = " + std::to_string(probe));
     work.approved_at = "M = " + std::to_string(probe);
+    gpulab::name_after_timed_launch(work);  // Step.MatchesOracle's instance at this M (timed_geometry_checks)
     return work;
 }
 
@@ -81,17 +82,12 @@ void check_step_speed() {
 
     // Speed counts only for a correct kernel, so check this size first (under the deadline: a launch that
     // computes on the host must not hold the test for minutes).
-    // What the student's launch itself shows, for a failure's diagnosis: recorded around that launch alone (the
-    // reference's launches that set the deadline run first, unwatched).
-    std::vector<gpulab::RecordedLaunch> launches;
+    // What the student's launch itself shows, for a failure's diagnosis: work.checked, recorded around that launch
+    // alone (the reference's launches that set the deadline run first, unwatched); every timed launch must repeat it.
     gpulab::first_launch_under_deadline(
-        work,
-        [&] {
-            gpulab::LaunchRecorder recorder;
-            student().launch_step(d_in.data(), d_student.data(), M, r);
-            launches = recorder.launches();
-        },
+        work, [&] { student().launch_step(d_in.data(), d_student.data(), M, r); },
         [&] { reference().launch_step(d_in.data(), d_reference.data(), M, r); });
+    const std::vector<gpulab::RecordedLaunch>& launches = work.checked;
     gpulab::check_student_launch("launch_step");
     for (const auto& launch : launches) testing::Test::RecordProperty("student_launch", launch.describe());
     {

@@ -63,6 +63,7 @@ gpulab::TimedWork timed_step(StepFn step, const std::string& name, const Grid& g
     work.approved = gpulab::probe_launches([&] { step(p_in.data(), p_out.data(), probe.nx, probe.ny, r); });
     gpulab::check_student_launch(name + " at " + size_name(probe));
     work.approved_at = size_name(probe);
+    gpulab::name_after_timed_launch(work);  // TiledStep or NaiveStep's instance at this size (timed_geometry_checks)
     return work;
 }
 
@@ -89,17 +90,11 @@ void check_step_speed(int kernel) {
     gpulab::TimedWork work = timed_step(mine, launcher_name(kernel), g, r, d_in.data(), d_student.data(), copy_gbs);
 
     // Speed counts only for a correct kernel, so check this size first (under the deadline).
-    // What the student's launch itself shows, for a failure's diagnosis: recorded around that launch alone (the
-    // reference's launches that set the deadline run first, unwatched).
-    std::vector<gpulab::RecordedLaunch> launches;
-    gpulab::first_launch_under_deadline(
-        work,
-        [&] {
-            gpulab::LaunchRecorder recorder;
-            mine(d_in.data(), d_student.data(), N, N, r);
-            launches = recorder.launches();
-        },
-        [&] { theirs(d_in.data(), d_reference.data(), N, N, r); });
+    // What the student's launch itself shows, for a failure's diagnosis: work.checked, recorded around that launch
+    // alone (the reference's launches that set the deadline run first, unwatched); every timed launch must repeat it.
+    gpulab::first_launch_under_deadline(work, [&] { mine(d_in.data(), d_student.data(), N, N, r); },
+                                        [&] { theirs(d_in.data(), d_reference.data(), N, N, r); });
+    const std::vector<gpulab::RecordedLaunch>& launches = work.checked;
     gpulab::check_student_launch(call);
     for (const auto& launch : launches) testing::Test::RecordProperty("student_launch", launch.describe());
     {

@@ -73,6 +73,7 @@ gpulab::TimedWork timed_blur(const BlurLaunch& run, const std::function<std::str
     work.approved = gpulab::probe_launches([&] { run(p_in.data(), p_out.data(), pw, ph, c); });
     gpulab::check_student_launch(call_at(pw, ph, c));
     work.approved_at = std::to_string(pw) + " x " + std::to_string(ph) + " x " + std::to_string(c);
+    gpulab::name_after_timed_launch(work);  // Naive or Tiled's instance at this size (timed_geometry_checks)
     return work;
 }
 
@@ -93,17 +94,11 @@ void check_speed(Kernel k) {
     gpulab::TimedWork work = timed_blur(student_launch(k), student_call(k), w, h, c, d_in.data(), d_student.data(), copy_gbs);
 
     // Speed counts only for a correct kernel, so check this size first (under the deadline).
-    // What the student's launch itself shows, for a failure's diagnosis: recorded around that launch alone (the
-    // reference's launches that set the deadline run first, unwatched).
-    std::vector<gpulab::RecordedLaunch> launches;
-    gpulab::first_launch_under_deadline(
-        work,
-        [&] {
-            gpulab::LaunchRecorder recorder;
-            launch(student(), k, d_in.data(), d_student.data(), w, h, c);
-            launches = recorder.launches();
-        },
-        [&] { launch(reference(), k, d_in.data(), d_reference.data(), w, h, c); });
+    // What the student's launch itself shows, for a failure's diagnosis: work.checked, recorded around that launch
+    // alone (the reference's launches that set the deadline run first, unwatched); every timed launch must repeat it.
+    gpulab::first_launch_under_deadline(work, [&] { launch(student(), k, d_in.data(), d_student.data(), w, h, c); },
+                                        [&] { launch(reference(), k, d_in.data(), d_reference.data(), w, h, c); });
+    const std::vector<gpulab::RecordedLaunch>& launches = work.checked;
     gpulab::check_student_launch(call_text(k, w, h, c));
     for (const auto& l : launches) testing::Test::RecordProperty("student_launch", l.describe());
     {

@@ -49,19 +49,16 @@ struct Problem {
 };
 
 // Runs the student's kernel once (under the deadline `work` sets) and spot-checks C: speed counts only for a
-// correct kernel. `launches`: what that launch itself shows, for a failure's diagnosis (recorded around the
-// student's launch alone; the reference's launches that set the deadline run first, unwatched).
+// correct kernel. `launches`: what that launch itself shows, for a failure's diagnosis (work.checked, recorded
+// around the student's launch alone; the reference's launches that set the deadline run first, unwatched). Every
+// timed launch must repeat it.
 bool correct_at(const Problem& p, Kernel kernel, gpulab::GuardedDeviceArray<float>& c, gpulab::TimedWork& work,
                 std::vector<gpulab::RecordedLaunch>& launches) {
     gpulab::GuardedDeviceArray<float> scratch(c.size());
     gpulab::first_launch_under_deadline(
-        work,
-        [&] {
-            gpulab::LaunchRecorder recorder;
-            launcher(student(), kernel)(p.a.data(), p.b_for(kernel), c.data(), p.s.m, p.s.n, p.s.k);
-            launches = recorder.launches();
-        },
+        work, [&] { launcher(student(), kernel)(p.a.data(), p.b_for(kernel), c.data(), p.s.m, p.s.n, p.s.k); },
         [&] { launcher(reference(), kernel)(p.a.data(), p.b_for(kernel), scratch.data(), p.s.m, p.s.n, p.s.k); });
+    launches = work.checked;
     gpulab::check_student_launch(call_text(kernel, p.s));
     auto rng = gpulab::Rng::for_current_test();
     const std::string wrong = spot_check_device(p.in, c.data(), p.s, section("speed").at("spot_checks"), rng);

@@ -69,6 +69,7 @@ gpulab::TimedWork timed_product(Kernel kernel, const Shape& s, const TimedOperan
     Shape probe;
     work.approved = approved_launches(kernel, &probe, run, name);
     work.approved_at = probe.name() + " (M x N x K)";
+    gpulab::name_after_timed_launch(work);  // the kernel's MatchesOracle instance "N<n>" (matmul_test.cpp)
     return work;
 }
 

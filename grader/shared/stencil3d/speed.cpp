@@ -108,6 +108,7 @@ gpulab::TimedWork timed_sweep(Technique t, Precision precision, const Grid3& g, 
     work.approved = gpulab::probe_launches([&] { mine(p_in.data(), p_out.data(), probe.nx, probe.ny, probe.nz, ct); });
     gpulab::check_student_launch(called(probe));
     work.approved_at = probe.name();
+    gpulab::name_after_timed_launch(work);  // the technique's instance at this size and precision (timed_geometry_checks)
     return work;
 }
 
@@ -140,7 +141,8 @@ void speed(Technique t, const StencilCase& param) {
     gpulab::TimedWork work = timed_sweep<T>(t, param.precision, g, c, d_in.data(), d_student.data(), copy_gbs);
 
     phase.emplace("first launches");
-    // Speed counts only for a correct kernel: check this size first (under the deadline).
+    // Speed counts only for a correct kernel: check this size first (under the deadline). Every timed launch must
+    // repeat this one (work.checked).
     gpulab::first_launch_under_deadline(work, [&] { mine(d_in.data(), d_student.data(), g.nx, g.ny, g.nz, ct); },
                                         [&] { theirs(d_in.data(), d_reference.data(), g.nx, g.ny, g.nz, ct); });
     try {

@@ -165,9 +165,14 @@ SessionResult run_session(const SessionSpec& spec) {
             throw std::runtime_error("cannot create the grader's pipes");
         constexpr int kHandshakeFd = 3, kResultFd = 4;
         GraderHandshake hello{random_channel_key(), kResultFd, spec.student_library, spec.reference_library,
-                              spec.companion_references};
+                              spec.companion_references, spec.handed_over};
         const std::string hello_text = hello.to_json();
-        // Far below a pipe's capacity: written in full before the child starts reading.
+        // Written in full before the child starts reading, so the pipe must hold it: the handed-over results (the
+        // drawn samples' counters of a lab's timed launches, tens of KiB) can pass the default 64 KiB.
+        const int capacity = ::fcntl(handshake[1], F_SETPIPE_SZ, 1 << 20);
+        if (hello_text.size() > std::size_t(capacity > 0 ? capacity : 65536))
+            throw std::runtime_error("the handshake for the grader (" + std::to_string(hello_text.size()) +
+                                     " bytes) does not fit its pipe");
         [[maybe_unused]] const auto sent = ::write(handshake[1], hello_text.data(), hello_text.size());
         ::close(handshake[1]);
         ResultReader reader(results[0], hello.key, remaining);

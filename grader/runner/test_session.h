@@ -43,6 +43,8 @@ struct SessionSpec {
     std::string seed;              // GPULAB_SEED; empty: let the binary draw one
     std::string filter;            // a GoogleTest filter to narrow the run; empty: all
     std::string cache_dir;         // GPULAB_CACHE_DIR: reports' figures kept per machine (report_cache.h)
+    // What tests decided before this session tell it (handed_over.h): handed to each of its processes.
+    nlohmann::json handed_over = nlohmann::json::object();
     std::string plot_queue;        // GPULAB_PLOT_QUEUE: where pictures are asked for (plot_queue.h); empty: drawn in the test
     // Test ids (lab.json) left out of this session, each with the reason it is reported "not run";
     // or, when `only_ids` is not empty, the only ids it runs.

@@ -5,6 +5,8 @@
 #include "untimed_outcomes.h"
 #include "wave_plan.h"
 
+#include "gpulab/handed_over.h"
+
 #include <future>
 #include <iostream>
 #include <optional>
@@ -24,12 +26,34 @@ const char* const kLaterWave = "run in another wave";
 // The reason a test is not run because a test it requires did not pass; scoring counts it as "not counted".
 const char* const kNotCountedPrefix = "not counted: ";
 
-// Each test id's required ids (lab.json "requires").
-std::map<std::string, std::vector<std::string>> required_tests(const Json& config) {
+// Each test id's ids listed under `key` in lab.json ("requires", "after").
+std::map<std::string, std::vector<std::string>> listed_tests(const Json& config, const char* key) {
     std::map<std::string, std::vector<std::string>> found;
     for (const Json& test : config.at("tests"))
-        if (test.contains("requires")) found[test.at("id")] = test.at("requires").get<std::vector<std::string>>();
+        if (test.contains(key)) found[test.at("id")] = test.at(key).get<std::vector<std::string>>();
     return found;
+}
+
+// What the tests decided so far tell the processes started later (handed_over.h): each id's outcome (the worst of its
+// instances) and the properties later processes read.
+nlohmann::json handed_over_of(const SessionResult& session) {
+    nlohmann::json out = {{"outcomes", nlohmann::json::object()}, {"properties", nlohmann::json::object()}};
+    auto rank = [](const std::string& result) {
+        return result == "passed" ? 0 : result == "skipped" ? 1 : 2;  // failed, crashed, timeout
+    };
+    for (const TestOutcome& t : session.tests) {
+        const std::string placeholder = t.properties.value("not_run_because", "");
+        if (placeholder == kLaterWave || placeholder == kRunInCpuMode) continue;  // another part's outcome stands
+        nlohmann::json& o = out["outcomes"][t.id];
+        if (!o.contains("result") || rank(t.result) > rank(o.value("result", "passed"))) o["result"] = t.result;
+        if (const std::string because = t.properties.value("not_run_because", ""); !because.empty() &&
+                                                                                  !o.contains("not_run_because"))
+            o["not_run_because"] = because;
+        for (const char* name : kHandedOverProperties)
+            if (t.properties.contains(name) && t.properties.at(name).is_string())
+                out["properties"][name].push_back(t.properties.at(name));
+    }
+    return out;
 }
 
 // A required test lets its dependants run unless one of its instances failed, crashed or timed out, or it was
@@ -117,12 +141,14 @@ public:
 
     SessionResult run() {
         plots_.emplace(plan_.work.string());
-        const std::map<std::string, std::vector<std::string>> requires_of = required_tests(plan_.config);
+        const std::map<std::string, std::vector<std::string>> requires_of = listed_tests(plan_.config, "requires");
+        const std::map<std::string, std::vector<std::string>> after_of = listed_tests(plan_.config, "after");
         for (const Json& test : plan_.config.at("tests"))
             if (!decided_.count(test.at("id"))) waiting_.insert(test.at("id").get<std::string>());
         for (int wave = 0; !waiting_.empty() && session_.tampering.empty(); ++wave) {
             const WavePlan next = plan_wave(waiting_, requires_of, plan_.timed_ids,
-                                            [&](const std::string& id) { return passed_or_not_run(session_, id); });
+                                            [&](const std::string& id) { return passed_or_not_run(session_, id); },
+                                            after_of);
             std::vector<SessionSpec> parts;
             for (const std::string& mode : plan_.modes)
                 if (std::optional<SessionSpec> part = part_of_wave(mode, next, wave)) parts.push_back(std::move(*part));
@@ -150,6 +176,7 @@ private:
         spec.test_timeout_s = plan_.solution.test_timeout_s;
         spec.test_timeout_ids = plan_.solution.test_timeout_ids;
         spec.cache_dir = (fs::path(request.build_dir) / "report-cache").string();
+        spec.handed_over = handed_over_of(session_);
         spec.plot_queue = plots_->folder();
         spec.listed = &listed_[mode];
         spec.max_hangs = request.max_hangs;

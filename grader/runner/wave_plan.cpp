@@ -5,20 +5,35 @@
 namespace gpulab::runner {
 
 WavePlan plan_wave(const std::set<std::string>& waiting, const std::map<std::string, std::vector<std::string>>& requires_of,
-                   const std::set<std::string>& timed_ids, const std::function<bool(const std::string&)>& passed) {
+                   const std::set<std::string>& timed_ids, const std::function<bool(const std::string&)>& passed,
+                   const std::map<std::string, std::vector<std::string>>& after_of) {
     WavePlan plan;
-    const bool untimed_waiting =
-        std::any_of(waiting.begin(), waiting.end(), [&](const std::string& id) { return !timed_ids.count(id); });
+    auto listed = [](const std::map<std::string, std::vector<std::string>>& of, const std::string& id) {
+        const auto found = of.find(id);
+        return found == of.end() ? std::vector<std::string>{} : found->second;
+    };
+    // An untimed test that waits for a timed one (Technique.SameWorkOnGpu after the speed tests) runs after the timed
+    // wave: it does not hold the timed tests back.
+    auto waits_for_timed = [&](const std::string& id) {
+        for (const auto* of : {&requires_of, &after_of})
+            for (const std::string& other : listed(*of, id))
+                if (waiting.count(other) && timed_ids.count(other)) return true;
+        return false;
+    };
+    const bool untimed_waiting = std::any_of(waiting.begin(), waiting.end(), [&](const std::string& id) {
+        return !timed_ids.count(id) && !waits_for_timed(id);
+    });
     for (const std::string& id : waiting) {
         if (untimed_waiting && timed_ids.count(id)) continue;
-        const auto found = requires_of.find(id);
         bool is_ready = true;
         std::string blocked_by;
-        if (found != requires_of.end())
-            for (const std::string& required : found->second) {
-                if (waiting.count(required)) is_ready = false;
-                else if (blocked_by.empty() && !passed(required)) blocked_by = required;
-            }
+        for (const std::string& required : listed(requires_of, id)) {
+            if (waiting.count(required)) is_ready = false;
+            else if (blocked_by.empty() && !passed(required)) blocked_by = required;
+        }
+        // "after": ordering only; the test runs whatever the verdict of the tests it follows.
+        for (const std::string& before : listed(after_of, id))
+            if (waiting.count(before)) is_ready = false;
         if (!is_ready) continue;
         if (blocked_by.empty()) plan.ready.insert(id);
         else plan.not_counted[id] = blocked_by;

@@ -19,8 +19,11 @@ struct WavePlan {
 };
 
 // `waiting`: the ids not yet decided; `requires_of`: lab.json's "requires"; `timed_ids`: the tests lab.json
-// marks "timing"; `passed(id)`: whether a decided test lets its dependants run.
+// marks "timing"; `passed(id)`: whether a decided test lets its dependants run; `after_of`: lab.json's "after", tests
+// a test runs after whatever their verdict (it reads what they handed over: handed_over.h). An untimed test after a
+// timed one runs once the timed wave is done.
 WavePlan plan_wave(const std::set<std::string>& waiting, const std::map<std::string, std::vector<std::string>>& requires_of,
-                   const std::set<std::string>& timed_ids, const std::function<bool(const std::string&)>& passed);
+                   const std::set<std::string>& timed_ids, const std::function<bool(const std::string&)>& passed,
+                   const std::map<std::string, std::vector<std::string>>& after_of = {});
 
 }  // namespace gpulab::runner

@@ -77,3 +77,36 @@ TEST(WavePlan, ACycleOfRequirementsRunsTogetherInsteadOfWaitingForever) {
 }
 
 }  // namespace
+
+namespace {
+
+// Technique.SameWorkOnGpu (issue 43) decides from the timed samples the speed test drew: lab.json lists it "after" the
+// speed test, which runs whatever its verdict (a slow kernel's speed test fails; its samples still count), and it
+// waits for no untimed test to hold the timed wave back.
+TEST(WavePlan, AnUntimedTestAfterATimedOneRunsOnceTheTimedWaveIsDone) {
+    std::map<std::string, std::vector<std::string>> requires_of = kRequires;
+    requires_of["Technique.SameWork"] = {"Tiled.MatchesOracle", "Technique.Shared", "Technique.Reads"};
+    const std::map<std::string, std::vector<std::string>> after_of{{"Technique.SameWork", {"Speed.Tiled"}}};
+    Ids waiting = kAll;
+    waiting.insert("Technique.SameWork");
+    const Ids failing{"Speed.Tiled"};  // too slow: its samples were drawn all the same
+    Ids not_passed;
+    std::vector<WavePlan> waves;
+    while (!waiting.empty() && waves.size() < 10) {
+        waves.push_back(plan_wave(waiting, requires_of, kTimed,
+                                  [&](const std::string& id) { return !not_passed.count(id); }, after_of));
+        for (const std::string& id : waves.back().ready) {
+            waiting.erase(id);
+            if (failing.count(id)) not_passed.insert(id);
+        }
+        for (const auto& [id, required] : waves.back().not_counted) waiting.erase(id), not_passed.insert(id);
+    }
+    ASSERT_EQ(waves.size(), 4u);
+    EXPECT_EQ(waves[2].ready, kTimed);
+    EXPECT_TRUE(waves[2].timed);
+    EXPECT_EQ(waves[3].ready, Ids{"Technique.SameWork"});
+    EXPECT_TRUE(waves[3].not_counted.empty());
+    EXPECT_FALSE(waves[3].timed);
+}
+
+}  // namespace

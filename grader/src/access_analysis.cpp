@@ -417,25 +417,14 @@ void report_access_analysis() {
     for (const AccessFigures& f : rows)
         for (const Diagnosis& d : f.diagnoses) causes += (causes.empty() ? "" : ", ") + f.suite + ": " + d.cause;
     testing::Test::RecordProperty("causes", causes);
-    std::string table = access_table(rows);
-    // On a machine whose GPU can be profiled: the GPU's counters of the same launches beside these figures.
-    // Machine-readable: the figures the CPU/GPU agreement compares, per launch, for the runner (requirements.cpp
-    // holds them to the GPU counters recorded for this solution where no GPU is here) and for recording them.
-    nlohmann::json cpu_figures = nlohmann::json::object(), gpu_figures = nlohmann::json::object();
+    const std::string table = access_table(rows);
+    // Machine-readable: the figures the CPU/GPU agreement compares, per launch. The runner holds them to the counters
+    // a GPU recorded for this solution where no GPU timed this grading (requirements.cpp); where one did, gpulab-grade
+    // hands them to Report.GpuProfile, which puts the drawn timed samples' figures beside them (gpu_profile_report.h).
+    nlohmann::json cpu_figures = nlohmann::json::object();
     for (const AccessFigures& f : rows)
         if (f.available) add_counter_row(cpu_figures, f.suite, f.instance, f.call, counter_figures(f));
     testing::Test::RecordProperty("access_figures", cpu_figures.dump());
-    std::vector<std::string> disagreeing;
-    const std::string beside = gpu_beside_cpu_table(rows, &disagreeing, &gpu_figures);
-    if (!beside.empty()) {
-        table += beside;
-        testing::Test::RecordProperty("gpu_counter_figures", gpu_figures.dump());
-        // The runner holds the reference and right/ and slow/ variants to agreement (requirements.cpp).
-        testing::Test::RecordProperty("gpu_disagreements", int(disagreeing.size()));
-        std::string listed;
-        for (const std::string& d : disagreeing) listed += (listed.empty() ? "" : "; ") + d;
-        testing::Test::RecordProperty("gpu_disagreement_rows", listed);
-    }
     std::printf("%s", table.c_str());
     testing::Test::RecordProperty("report_table", table);
     // The grade table's line: the figures themselves for a lab of one or two timed launches.

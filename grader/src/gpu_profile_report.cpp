@@ -7,6 +7,7 @@
 #include "gpulab/format.h"
 #include "gpulab/gpu_profile.h"
 #include "gpulab/grader_test.h"
+#include "gpulab/handed_over.h"
 #include "gpulab/image.h"
 #include "gpulab/lab_config.h"
 #include "gpulab/launch_geometry.h"
@@ -33,21 +34,6 @@ const ProfiledKernel* main_kernel(const ProfiledLaunch& l) {
     return best;
 }
 
-// Which limit binds: the one that allows the fewest blocks per SM (ncu's launch__occupancy_limit_*).
-std::string binding_limit(const ProfiledKernel& k) {
-    const std::pair<const char*, const char*> limits[] = {{ncu_metric::kLimitWarps, "threads"},
-                                                          {ncu_metric::kLimitBlocks, "blocks per SM"},
-                                                          {ncu_metric::kLimitShared, "shared memory"},
-                                                          {ncu_metric::kLimitRegisters, "registers"}};
-    std::string name;
-    double fewest = 1e30;
-    for (const auto& [metric, what] : limits) {
-        const double blocks = k.metric(metric);
-        if (!std::isnan(blocks) && blocks < fewest) fewest = blocks, name = what;
-    }
-    return name;
-}
-
 std::size_t timed_buffer_bytes(const std::string& suite, const std::string& instance) {
     std::size_t bytes = 0;
     for (const GeometryCheck& c : timed_launches(suite))
@@ -64,8 +50,9 @@ GpuKernelFigures figures_of(const GpuProfile& profile, const std::string& suite,
     f.role = role, f.suite = suite, f.instance = instance;
     const ProfiledLaunch* l = profile.available ? profile.find(suite, instance, role) : nullptr;
     if (!profile.available) f.why = profile.why;
-    else if (!l) f.why = profile_leaves_out(suite).empty() ? "not profiled" : "not profiled: " + profile_leaves_out(suite);
-    else if (!l->error.empty()) f.why = "the launch failed under the profiler: " + l->error;
+    else if (std::string left_out; !l && !profiled_suite(suite, &left_out)) f.why = "not profiled: " + left_out;
+    else if (!l) f.why = "not profiled: no timed sample of it was drawn in this grading (its speed test did not time it)";
+    else if (!l->error.empty()) f.why = l->which() + " could not be profiled: " + l->error;
     else if (l->kernels.empty()) f.why = "the launch ran no kernel";
     if (!f.why.empty()) return f;
     using namespace ncu_metric;
@@ -78,13 +65,16 @@ GpuKernelFigures figures_of(const GpuProfile& profile, const std::string& suite,
         return f;
     }
     f.available = true;
-    f.ms = l->total(kDuration) / 1e6;  // ncu's base unit: ns
+    f.ms = l->total(kDuration) / 1e6;  // the profiler's base unit: ns
     f.threads_per_block = unsigned(std::max(0.0, k.metric(kBlockSize)));
     f.shared_bytes_per_block = std::max(0.0, k.metric(kSharedStatic)) + std::max(0.0, k.metric(kSharedDynamic));
     f.registers = int(std::max(0.0, k.metric(kRegisters)));
     f.achieved_occupancy = k.metric(kAchievedOccupancy) / 100;
-    f.theoretical_occupancy = k.metric(kTheoreticalOccupancy) / 100;
-    f.limiter = binding_limit(k);
+    // What the block shape, shared memory and registers allow: the CUDA occupancy calculation, as CPU execution mode
+    // computes it (the profiler gives no launch attributes: sample_counters.h).
+    const Occupancy allowed = theoretical_occupancy(f.threads_per_block, std::size_t(f.shared_bytes_per_block), f.registers);
+    f.theoretical_occupancy = allowed.theoretical;
+    f.limiter = allowed.limiter;
     f.load_sectors_per_request = ratio(l->total(kGlobalLoadSectors), l->total(kGlobalLoadRequests));
     f.store_sectors_per_request = ratio(l->total(kGlobalStoreSectors), l->total(kGlobalStoreRequests));
     f.load_sector_use = ratio(l->total(kGlobalLoadBytes), 32 * l->total(kGlobalLoadSectors));
@@ -97,7 +87,7 @@ GpuKernelFigures figures_of(const GpuProfile& profile, const std::string& suite,
     f.shared_bytes_read_per_output_byte = std::isnan(shared_loaded) ? shared_loaded : ratio(shared_loaded, stored);
     f.dram_bytes_per_output_byte = ratio(l->total(kDramRead) + l->total(kDramWrite), stored);
     f.compulsory_dram_bytes_per_output_byte = ratio(double(timed_buffer_bytes(suite, instance)), stored);
-    // Divergent branch targets over all of them, where ncu gives both; a kernel without branches diverges nowhere.
+    // Divergent branch targets over all of them, where the profiler gives both; a kernel without branches diverges nowhere.
     const double targets = l->total(kBranchTargets), divergent = l->total(kBranchDivergent);
     const double uniform = k.metric(kBranchUniform);
     if (!std::isnan(targets) && !std::isnan(divergent)) f.branch_uniform = targets > 0 ? 1 - divergent / targets : 1;
@@ -229,6 +219,14 @@ std::string speed_diagnosis(const std::string& suite, const std::string& instanc
     return speed_diagnosis(gpu_profile(), suite, instance, launches);
 }
 
+namespace {
+// "timed sample 7 of 21 (drawn at random)": which sample the figures are of.
+std::string yours_sample(const GpuProfile& profile, const std::string& suite, const std::string& instance) {
+    const ProfiledLaunch* l = profile.find(suite, instance, "yours");
+    return l ? l->which() + " (drawn at random)" : "a timed sample";
+}
+}  // namespace
+
 std::string speed_diagnosis(const GpuProfile& profile, const std::string& suite, const std::string& instance,
                             const std::vector<RecordedLaunch>& launches) {
     std::string facts;
@@ -237,7 +235,7 @@ std::string speed_diagnosis(const GpuProfile& profile, const std::string& suite,
     if (!yours.available)
         return "Your launch: " + (facts.empty() ? std::string("not recorded") : facts) +
                ". (The GPU's counters, which would say why it is slow, were not read: " + yours.why + ".)";
-    // The reference runs at one size per suite under the profiler: at another size, its figures there.
+    // The reference's sample of the same launch; where none was drawn (its speed test timed another size), another size's.
     GpuKernelFigures theirs = figures_of(profile, suite, instance, "reference");
     std::string at_size;
     if (!theirs.available && profile.available && !profile.find(suite, instance, "reference"))
@@ -245,7 +243,8 @@ std::string speed_diagnosis(const GpuProfile& profile, const std::string& suite,
             theirs = figures_of(profile, suite, other->instance, "reference");
             at_size = " at " + other->instance;
         }
-    std::string out = "Measured on this GPU by its counters (Nsight Compute, Report.GpuProfile has the table): ";
+    std::string out = "Measured on this GPU by its counters on " + yours_sample(profile, suite, instance) +
+                      " (Report.GpuProfile has the table): ";
     if (yours.diagnoses.empty()) {
         out += "no single cause stands out: achieved occupancy " + pct(yours.achieved_occupancy) + " of " +
                pct(yours.theoretical_occupancy) + ", " + pct(yours.load_sector_use) +
@@ -271,8 +270,8 @@ std::string speed_diagnosis(const GpuProfile& profile, const std::string& suite,
 std::string gpu_profile_table(const std::vector<GpuKernelFigures>& rows, const std::string& device,
                               const std::string& expert_why) {
     std::ostringstream out;
-    out << "GPU counters (Nsight Compute" << (device.empty() ? "" : ", " + device)
-        << "), each timed launch run once outside any timed window\n";
+    out << "GPU counters (CUPTI" << (device.empty() ? "" : ", " + device)
+        << "), of timed samples drawn at random during the speed tests\n";
     char line[640];
     bool shared_uncounted = false;
     std::snprintf(line, sizeof line, "  %-40s %-9s %14s %-13s %9s %9s %8s %8s %9s %9s %14s %7s %8s\n", "launch", "kernels",
@@ -300,7 +299,7 @@ std::string gpu_profile_table(const std::vector<GpuKernelFigures>& rows, const s
     }
     if (shared_uncounted) {
         std::string why;
-        out << "  shm B/B \"-\": " << (shared_bytes_counted(&why) ? "ncu gave no count of the shared bytes" : why) << "\n";
+        out << "  shm B/B \"-\": " << (shared_bytes_counted(&why) ? "the profiler gave no count of the shared bytes" : why) << "\n";
     }
     if (!expert_why.empty()) out << "  expert: not profiled: " << expert_why << "\n";
     for (const GpuKernelFigures& f : rows)
@@ -325,31 +324,31 @@ CounterFigures counter_figures(const GpuKernelFigures& g) {
             g.shared_store_conflicts_per_request};
 }
 
-std::string gpu_beside_cpu_table(const std::vector<AccessFigures>& rows, std::vector<std::string>* disagreeing,
-                                 nlohmann::json* gpu_figures) {
-    const GpuProfile& profile = gpu_profile();
-    if (!profile.available) return "";
+std::string gpu_beside_cpu_table(const GpuProfile& profile, const nlohmann::json& cpu_rows,
+                                 std::vector<std::string>* disagreeing, nlohmann::json* gpu_figures) {
+    if (!profile.available || !cpu_rows.is_object() || cpu_rows.empty()) return "";
     std::ostringstream out;
-    out << "The same launches on the GPU (" << profile.device
-        << ", Nsight Compute), beside CPU execution mode's figures: CPU / GPU\n";
+    out << "CPU execution mode's figures (Report.AccessAnalysis) beside the drawn timed samples': CPU / GPU\n";
     char line[400];
     std::snprintf(line, sizeof line, "  %-44s %13s %13s %13s %13s  %s\n", "launch", "load use", "store use",
                   "conf/ld req", "conf/st req", "agree");
     out << line;
-    for (const AccessFigures& c : rows) {
-        if (!c.available) continue;
-        const GpuKernelFigures g = figures_of(profile, c.suite, c.instance, "yours");
+    for (const auto& [key, row] : cpu_rows.items()) {
+        const std::size_t space = key.find(' ');
+        const std::string suite = key.substr(0, space), instance = space == std::string::npos ? "" : key.substr(space + 1);
+        const std::string call = row.value("call", key);
+        const GpuKernelFigures g = figures_of(profile, suite, instance, "yours");
         if (!g.available) {
-            out << "  " << c.call << ": " << g.why << "\n";
+            out << "  " << call << ": " << g.why << "\n";
             continue;
         }
-        const CounterFigures cpu = counter_figures(c);
+        const CounterFigures cpu = counter_figures_of(row);
         const CounterFigures gpu = counter_figures(g);
-        if (gpu_figures) add_counter_row(*gpu_figures, c.suite, c.instance, c.call, gpu);
+        if (gpu_figures) add_counter_row(*gpu_figures, suite, instance, call, gpu);
         const bool agree = counters_agree(cpu, gpu);
-        if (!agree && disagreeing) disagreeing->push_back(c.call + ": " + counter_pairs(cpu, gpu) + " (CPU / GPU)");
+        if (!agree && disagreeing) disagreeing->push_back(call + ": " + counter_pairs(cpu, gpu) + " (CPU / GPU)");
         auto pair = [](const std::string& a, const std::string& b) { return a + " / " + b; };
-        std::snprintf(line, sizeof line, "  %-44s %13s %13s %13s %13s  %s\n", c.call.substr(0, 44).c_str(),
+        std::snprintf(line, sizeof line, "  %-44s %13s %13s %13s %13s  %s\n", call.substr(0, 44).c_str(),
                       pair(pct(cpu.load_use), pct(gpu.load_use)).c_str(),
                       pair(pct(cpu.store_use), pct(gpu.store_use)).c_str(),
                       pair(fixed(cpu.conflicts_per_load, 2), fixed(gpu.conflicts_per_load, 2)).c_str(),
@@ -394,9 +393,21 @@ void report_gpu_profile() {
     }
     GPULAB_ASSERT(!rows.empty()) << "grader error: this lab registered no timed launch to profile";
     std::string table = gpu_profile_table(rows, profile.device, profile.expert_why);
-    if (profile.comparison_cached)
-        table += "  the reference's and the expert's rows: from an earlier profile of the same grader and libraries on "
-                 "this kind of GPU (they do not depend on your code); this one profiled your launches only\n";
+    // CPU execution mode's access figures of the same launches, where Report.AccessAnalysis made them in this grading:
+    // the runner holds the reference and the right/ and slow/ variants to their agreement (requirements.cpp).
+    for (const std::string& text : handed_over_property("access_figures")) {
+        std::vector<std::string> disagreeing;
+        nlohmann::json gpu_figures = nlohmann::json::object();
+        const std::string beside =
+            gpu_beside_cpu_table(profile, nlohmann::json::parse(text, nullptr, false), &disagreeing, &gpu_figures);
+        if (beside.empty()) continue;
+        table += beside;
+        testing::Test::RecordProperty("gpu_counter_figures", gpu_figures.dump());
+        testing::Test::RecordProperty("gpu_disagreements", int(disagreeing.size()));
+        std::string listed;
+        for (const std::string& d : disagreeing) listed += (listed.empty() ? "" : "; ") + d;
+        testing::Test::RecordProperty("gpu_disagreement_rows", listed);
+    }
     std::printf("%s", table.c_str());
     const std::string dir = artifact_dir();
     const std::string json_path = dir + "/gpu_profile.json", png_path = dir + "/gpu_profile.png";
@@ -417,7 +428,6 @@ void report_gpu_profile() {
     // The grade table's figure (what record_figure records, called here directly so that programs linking the
     // harness without a grader's main(), the self-tests, link this file).
     testing::Test::RecordProperty("measured", measured + " (profile " + fixed(profile.seconds, 1) + " s" +
-                                                  (profile.comparison_cached ? ", yours only" : "") +
                                                   "; table in tests.log" +
                                                   (plot.drawn_or_queued() ? "; picture " + png_path : "") + ")");
     testing::Test::RecordProperty("threshold", "a report: no bar");

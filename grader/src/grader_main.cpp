@@ -10,6 +10,8 @@
 #include "gpulab/cuda_check.h"
 #include "gpulab/gpu_profile.h"
 #include "gpulab/gpu_profile_report.h"
+#include "gpulab/handed_over.h"
+#include "gpulab/same_work_on_gpu.h"
 #include "gpulab/grader_test.h"
 #include "gpulab/lab_config.h"
 #include "gpulab/launch_deadline.h"
@@ -242,6 +244,7 @@ bool take_handshake(int fd) {
         g_result_fd = handshake.result_fd;
         set_solution_libraries(handshake.student_library, handshake.reference_library);
         set_companion_references(handshake.companion_references);
+        set_handed_over(handshake.handed_over);
     } catch (const std::exception& e) {
         std::cerr << "[gpulab] the handshake from gpulab-grade is unreadable: " << e.what() << "\n";
         return false;
@@ -269,8 +272,8 @@ int handshake_fd_from(int& argc, char** argv) {
 }  // namespace gpulab
 
 namespace gpulab {
-// A test lab.json marks "timing" runs with the GPU's profiling lock held (gpu_profile.h: GpuProfileLock), so that no
-// profile of the CPU execution mode grading beside it replays kernels on the GPU under its clock.
+// A test lab.json marks "timing" runs with the GPU's profiling lock held (gpu_profile.h: GpuProfileLock): the drawn
+// samples it profiles and the clock it reads share the GPU with no other grading's.
 class TimedTestHoldsTheGpu : public testing::EmptyTestEventListener {
 public:
     void OnTestStart(const testing::TestInfo& info) override {
@@ -296,7 +299,7 @@ int main(int argc, char** argv) {
     gpulab::register_geometry_checks();
     gpulab::register_access_report();  // Report.AccessAnalysis, where lab.json lists it
     gpulab::register_gpu_profile_report();  // Report.GpuProfile, where lab.json lists it
-    gpulab::register_gpu_profile_workload();  // only in the profile's child (gpu_profile.h)
+    gpulab::register_same_work_on_gpu();  // Technique.SameWorkOnGpu, where lab.json lists it
     if (handshake_fd >= 0) {
         if (!gpulab::take_handshake(handshake_fd)) return 4;
         std::signal(SIGALRM, gpulab::on_alarm);

@@ -11,7 +11,10 @@
 #endif
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <memory>
+#include <sstream>
 
 namespace gpulab {
 namespace {
@@ -69,6 +72,59 @@ private:
 };
 
 }  // namespace
+
+std::size_t BufferDraw::element_bytes() const {
+    switch (type) {
+        case Type::f32: return sizeof(float);
+        case Type::f64: return sizeof(double);
+        case Type::u8: return 1;
+        case Type::undescribed: break;
+    }
+    return 0;
+}
+
+std::string BufferDraw::describe() const {
+    std::ostringstream out;
+    if (output) out << "output (not read): ";
+    if (type == Type::undescribed) return out.str() + "not described";
+    if (type == Type::u8) return out.str() + "bytes 0 ... 255";
+    out << (type == Type::f32 ? "floats " : "doubles ") << draw.lo << " ... " << draw.lo + double(draw.step) * (1 << 20)
+        << " (FreshDraw lo " << draw.lo << ", step 2^" << std::lround(std::log2(double(draw.step))) << ")";
+    return out.str();
+}
+
+void BufferDraw::write_values(std::uint64_t seed, void* dst, std::size_t offset, std::size_t len) const {
+    FreshDraw d = draw;
+    d.seed = seed;
+    const std::size_t size = element_bytes();
+    auto* out = static_cast<unsigned char*>(dst);
+    if (size == 0) {  // undescribed: never counted (count_timed_launch refuses it); zeros all the same
+        std::memset(out, 0, len);
+        return;
+    }
+    for (std::size_t i = 0; i < len;) {
+        // The element holding byte offset + i, and which of its bytes that is (a page may start inside one).
+        const std::size_t at = offset + i, element = at / size, first = at % size;
+        unsigned char value[sizeof(double)];
+        if (type == Type::f32) {
+            const float v = float(d.at(element));
+            std::memcpy(value, &v, sizeof v);
+        } else if (type == Type::f64) {
+            const double v = d.at(element);
+            std::memcpy(value, &v, sizeof v);
+        } else {
+            value[0] = d.byte_at(element);
+        }
+        const std::size_t n = std::min(size - first, len - i);
+        std::memcpy(out + i, value + first, n);
+        i += n;
+    }
+}
+
+std::vector<GeometryCheck> drawn_as(std::vector<GeometryCheck> checks, const std::vector<BufferDraw>& draws) {
+    for (GeometryCheck& check : checks) check.draws = draws;
+    return checks;
+}
 
 bool add_geometry_checks(std::function<std::vector<GeometryCheck>()> make) {
     pending().push_back(std::move(make));

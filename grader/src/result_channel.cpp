@@ -93,7 +93,8 @@ std::string GraderHandshake::to_json() const {
                           {"result_fd", result_fd},
                           {"student_library", student_library},
                           {"reference_library", reference_library},
-                          {"companion_references", companion_references}}
+                          {"companion_references", companion_references},
+                          {"handed_over", handed_over}}
         .dump();
 }
 
@@ -107,6 +108,7 @@ GraderHandshake GraderHandshake::from_json(const std::string& text) {
     h.reference_library = j.value("reference_library", "");
     h.companion_references =
         j.value("companion_references", std::map<std::string, std::string>{});
+    h.handed_over = j.value("handed_over", nlohmann::json::object());
     return h;
 }
 

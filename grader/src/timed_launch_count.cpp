@@ -1,26 +1,20 @@
 #include "gpulab/timed_launch_count.h"
 
 #include "gpulab/cuda_check.h"
+#include "gpulab/fresh_inputs.h"
 #include "gpulab/grader_test.h"
 #include "gpulab/random.h"
 
 #include <chrono>
-#include <cstring>
 #include <memory>
 #include <sstream>
 
 namespace gpulab {
 namespace {
 
-// Timed buffers hold the float 0.5 (the double 0.0078, the bytes 0 0 0 63): a value every kernel computes with
-// at full speed (no NaN, no denormal), so the sample takes the path a real input takes.
-void fill_timed_buffer(void* dst, std::size_t offset, std::size_t len) {
-    const std::uint32_t word = 0x3F000000u;
-    unsigned char w[4];
-    std::memcpy(w, &word, 4);
-    auto* out = static_cast<unsigned char*>(dst);
-    for (std::size_t i = 0; i < len; ++i) out[i] = w[(offset + i) & 3];
-}
+// The seed of a count's inputs: from the run's seed (printed, so a count can be reproduced), apart from every other
+// stream drawn from it. Buffer b of every counted launch draws from fresh_hash(it, b).
+std::uint64_t counted_inputs_seed() { return fresh_hash(run_seed(), 0x43C0FFEEull); }
 
 // A block's class in one dimension of g blocks: 0 the first block, 1 an inner one, 2 the last; and how many
 // blocks of that dimension the class holds.
@@ -171,12 +165,26 @@ TimedLaunchCount count_timed_launch(const GeometryCheck& launch, const TimedCoun
     result.launch = launch;
     const auto start = std::chrono::steady_clock::now();
     if (!read_counting_available(&result.count.why)) return result;  // and allocates nothing of the timed size
+    // Every buffer gets values drawn as the speed test draws them (launch.draws), never one value everywhere: a
+    // kernel that probes its input for a flat field would otherwise do other work here than in the timed samples.
+    for (std::size_t b = 0; b < launch.buffer_bytes.size(); ++b)
+        if (b >= launch.draws.size() || launch.draws[b].type == BufferDraw::Type::undescribed) {
+            result.count.why = "grader error: " + launch.call + " does not say how the speed test draws its buffer " +
+                               std::to_string(b) + " (GeometryCheck::draws, set where the lab registers it)";
+            return result;
+        }
     std::vector<std::unique_ptr<LazyDeviceBuffer>> buffers;
     std::vector<void*> pointers;
     std::vector<CountedRange> ranges;
     const std::uint64_t seed = run_seed();
+    const std::uint64_t inputs = counted_inputs_seed();
     for (std::size_t b = 0; b < launch.buffer_bytes.size(); ++b) {
-        buffers.push_back(std::make_unique<LazyDeviceBuffer>(launch.buffer_bytes[b], fill_timed_buffer));
+        // Each page is filled when first touched, from (seed, buffer, offset) alone: pages agree in any order.
+        const BufferDraw draw = launch.draws[b];
+        const std::uint64_t buffer_seed = fresh_hash(inputs, b);
+        buffers.push_back(std::make_unique<LazyDeviceBuffer>(
+            launch.buffer_bytes[b],
+            [draw, buffer_seed](void* dst, std::size_t offset, std::size_t len) { draw.write_values(buffer_seed, dst, offset, len); }));
         pointers.push_back(buffers.back()->data());
         const unsigned every = b < options.page_every.size() ? std::max(1u, options.page_every[b]) : 1u;
         result.page_every.push_back(every);

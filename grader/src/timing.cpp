@@ -5,6 +5,7 @@
 #include "gpulab/fresh_inputs.h"
 #include "gpulab/guarded_array.h"
 #include "gpulab/launch_deadline.h"
+#include "gpulab/timed_samples.h"
 #include "output_check.h"
 
 #include <gtest/gtest.h>
@@ -108,7 +109,7 @@ double Samples::relative_spread() const {
 
 std::vector<Samples> time_interleaved(const std::vector<std::function<void()>>& launches,
                                       const TimingOptions& options, const std::vector<LaunchOutput>& outputs,
-                                      const TimedWork* work, Honesty* honesty) {
+                                      const TimedWork* work, Honesty* honesty, std::string* drawn) {
     Honesty found;
     double fresh_ms = 0;
     std::unique_ptr<L2Flusher> flusher;
@@ -123,8 +124,14 @@ std::vector<Samples> time_interleaved(const std::vector<std::function<void()>>& 
         GPULAB_CUDA_CHECK(cudaMemcpy(checked.get(), outputs[0].data, outputs[0].bytes, cudaMemcpyDeviceToDevice));
     }
     DeviceEvent start, stop;
+    // Which samples are profiled instead of timed: drawn now, from a source the run's seed does not give.
+    ProfiledSamples profiled(work, options.profile_roles, options.samples);
+    // The student's warm-ups are audited like its samples: a launch function may change what it does at any call.
     for (int w = 0; w < options.warmup; ++w)
-        for (const auto& launch : launches) time_one(launch, start, stop);
+        for (std::size_t v = 0; v < launches.size(); ++v) {
+            if (work && v == 0) time_watched(launches[v], start, stop, *work, found.unapproved);
+            else time_one(launches[v], start, stop);
+        }
     std::vector<Samples> result(launches.size());
     for (int s = 0; s < options.samples; ++s) {
         // A problem no launch has seen, written outside the timed window: a remembered answer has nothing to hit.
@@ -140,8 +147,18 @@ std::vector<Samples> time_interleaved(const std::vector<std::function<void()>>& 
             // correct kernel leaves alone (a ghost ring, say).
             if (blank) GPULAB_CUDA_CHECK(cudaMemsetAsync(outputs[v].data, kPoisonByte, outputs[v].bytes));
             if (flusher) flusher->flush();
-            if (work && v == 0) {
+            if (profiled.drawn(v, s)) {
+                // Profiled instead of timed: its replays are not the kernel's time. The student's is audited and
+                // checked below like every sample.
+                std::vector<RecordedLaunch> recorded;
+                std::vector<RecordedCall> calls;
+                profiled.run(v, s, launches[v], recorded, calls);
+                if (work && v == 0 && found.unapproved.empty())
+                    found.unapproved = audit_timed_launch(*work, recorded, calls);
+            } else if (work && v == 0) {
                 result[v].ms.push_back(time_watched(launches[v], start, stop, *work, found.unapproved));
+            }
+            if (work && v == 0) {
                 // One wrong answer voids the timing (this round ends, for the speed figure, and no other starts).
                 const auto checking = std::chrono::steady_clock::now();
                 std::string wrong;
@@ -152,6 +169,7 @@ std::vector<Samples> time_interleaved(const std::vector<std::function<void()>>& 
                                          std::to_string(s + 1) + "): " + wrong + ".";
                 continue;
             }
+            if (profiled.drawn(v, s)) continue;
             result[v].ms.push_back(time_one(launches[v], start, stop));
             if (v != 0 || !check_first) continue;
             if (const std::size_t differing = count_differing_bytes(outputs[0].data, checked.get(), outputs[0].bytes))
@@ -166,6 +184,10 @@ std::vector<Samples> time_interleaved(const std::vector<std::function<void()>>& 
     }
     if (honesty) *honesty = found;
     if (work) testing::Test::RecordProperty("fresh_and_check_ms", fixed(add_fresh_and_check_ms(fresh_ms), 1));
+    record_drawn_samples(profiled);
+    if (work && drawn) *drawn = drawn_samples_verdict(*work, profiled.read());
+    if (const std::string of = profiled.drawn_of_yours(); !of.empty())
+        testing::Test::RecordProperty("drawn_samples", of + " timed samples drawn at random and profiled");
     return result;
 }
 
@@ -192,9 +214,11 @@ SpeedVerdict judge_speed(const std::function<void()>& student, const std::functi
     Samples student_all, reference_all;
     for (int round = 1; round <= std::max(1, max_rounds); ++round) {
         std::vector<Samples> samples;
+        TimingOptions drawn_options = options;
+        if (work && drawn_options.profile_roles.empty()) drawn_options.profile_roles = {"yours", "reference"};
         try {
-            samples = time_interleaved({student, reference}, options, {student_output, reference_output}, work,
-                                       &verdict.honesty);
+            samples = time_interleaved({student, reference}, drawn_options, {student_output, reference_output}, work,
+                                       &verdict.honesty, &verdict.drawn);
         } catch (const UnfaithfulLaunch& e) {
             if (e.launch != 0) throw;  // the reference's own launch: a grader problem, not the student's
             verdict.unfaithful = e.what();
@@ -208,7 +232,7 @@ SpeedVerdict judge_speed(const std::function<void()>& student, const std::functi
         verdict.fraction = verdict.reference_ms / verdict.student_ms;
         verdict.noise = student_all.relative_spread() + reference_all.relative_spread();
         if (work) verdict.honesty.too_fast = too_fast_message(*work, verdict.student_ms);
-        if (!verdict.honesty.clean()) break;  // no speed to measure more precisely
+        if (!verdict.honesty.clean() || !verdict.drawn.empty()) break;  // no speed to measure more precisely
         // A verdict this far from the threshold will not flip on another measurement.
         if (std::fabs(verdict.fraction - threshold) > verdict.noise * verdict.fraction + 0.01) break;
     }

@@ -1040,6 +1040,9 @@ def generated_section(lab, config, described):
             parts.append("counted in CPU execution mode, on a GPU machine too")
         if test.get("requires"):
             parts.append("counts only once " + ", ".join(f"`{r}`" for r in test["requires"]) + " passed")
+        if test.get("after"):
+            parts.append("decided after " + ", ".join(f"`{r}`" for r in test["after"]) + " ran, from the timed samples "
+                         "it drew")
         cell = "; ".join(p for p in parts if p) or "as in the table above"
         lines.append(f"| `{tid}` | {points} | {cell} |")
     del claimed

@@ -2,8 +2,8 @@
 """Record a GPU's counters of the kernels the project vouches for, so that CPU execution mode is held to them where
 no GPU is (issue 35).
 
-On a machine whose GPU Nsight Compute can profile, Report.AccessAnalysis records the GPU's figures of each timed
-launch beside CPU execution mode's (the summary.json property gpu_counter_figures). This tool takes them from GPU
+On a GPU, Report.GpuProfile records the figures of each timed launch's drawn timed samples beside CPU execution mode's
+(Report.AccessAnalysis's, handed over: the summary.json property gpu_counter_figures). This tool takes them from GPU
 gradings of the reference and of right/ and slow/ variants (gpulab-grade --out folders) and writes
 grader/labs/<lab>/gpu_counters.json. make test then holds CPU execution mode's figures of those solutions to them
 (requirements.cpp): a change to CPU mode's access model that breaks agreement fails on a machine without a GPU too.
@@ -29,10 +29,10 @@ def summaries(folders):
 
 
 def gpu_figures(summary):
-    """(lab, figures) for each lab whose Report.AccessAnalysis recorded the GPU's counters."""
+    """(lab, figures) for each lab whose Report.GpuProfile recorded the GPU's counters beside CPU mode's."""
     for lab in summary.get("labs", []):
         for test in lab.get("tests", []):
-            if test.get("id") != "Report.AccessAnalysis":
+            if test.get("id") != "Report.GpuProfile":
                 continue
             text = test.get("properties", {}).get("gpu_counter_figures")
             if text:
@@ -60,7 +60,7 @@ def main():
             solutions[solution] = {launch: {k: round(v, 4) if isinstance(v, float) else v for k, v in f.items()}
                                    for launch, f in figures.items()}
     if not recorded:
-        sys.exit("no GPU grading with Report.AccessAnalysis's gpu_counter_figures in " + ", ".join(args.folders))
+        sys.exit("no GPU grading with Report.GpuProfile's gpu_counter_figures in " + ", ".join(args.folders))
 
     for lab, (device, solutions) in sorted(recorded.items()):
         target = ROOT / "grader" / "labs" / lab / "gpu_counters.json"

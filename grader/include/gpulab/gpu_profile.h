@@ -1,56 +1,30 @@
-// The GPU's own counters for a lab's timed launches (issue 34, item 3; issue 35, item 1 reads the same run).
+// The GPU's own counters of a lab's timed launches, read on timed samples drawn at random in the process that times
+// them (issue 43).
 //
-// How it runs. Like the sanitizer pass (sanitizer_check.h): the grader starts a GPU grader binary as a child
-// under Nsight Compute's CLI (`ncu`), with only one workload to run: every registered timed launch of the lab
-// (launch_geometry.h, timed_launches()), each once, for real, on buffers of the timed size filled with the float
-// 0.5 (the word 0x3F000000, as CPU execution mode's timed count fills its own), outside any timed window. Each
-// timed launch runs inside an NVTX range named after its number ("gpulab launch 3"); ncu profiles only kernels
-// inside such a range and prints the range beside each, so every profiled kernel is attributed to its launch,
-// whatever the launch function runs. Then, where the reference's library is known, the first timed launch of each suite again through
-// the same launch code with the reference's kernels serving the student's role (ProfiledLaunch::role "reference").
-// Then, where the build has the lab's expert kernels (instructor-only: gpulab/expert.h), the expert launches the lab
-// registered (add_expert_launches below), role "expert": each beside one student's timed launch (suite, instance), on
-// buffers of that launch's sizes. The three are what Report.GpuProfile shows side by side (gpu_profile_report.h).
-// Where a full run of the same grader and libraries on this kind of GPU was kept (the comparison cache,
-// gpu_profile.cpp), the child runs the student's launches only and the other rows come from the kept run.
-// One `ncu` process per lab (its start-up is most of the cost), one short fixed metric list, CSV in base units into a
-// log file, parsed here. The child gets the GPU libraries by the environment (GPULAB_SOLUTION_LIB,
-// GPULAB_REFERENCE_LIB, GPULAB_EXPERT_LIB where there is an expert), no handshake and no result channel, HOME and
-// TMPDIR in a fresh folder (ncu wants a writable home and its lock file; class grading's sandbox user has neither
-// elsewhere).
+// Why drawn timed samples. A check is only as strong as its most predictable part, and a student can read this file.
+// The counters used to come from a second grader process under Nsight Compute, which ran each timed launch once or
+// twice on buffers filled with 0.5: a kernel could do the taught work only there (probing its input for a constant
+// fill, counting its own launches, reading a clock). Now the speed test's timing loop (timing.cpp) draws, from a
+// random source the printed seed does not give, which of the student's timed samples to profile, anywhere in the
+// sequence, and reads those launches' counters in this process (sample_counters.h); a drawn sample is left out of
+// the median. Enough are drawn that a kernel doing other work on more than half of a launch's samples is caught with
+// probability at least 99% in every grading (drawn_samples_for: with 21 samples, 6 are drawn: if 11 or more do other
+// work, the chance that all 6 miss them is C(10,6)/C(21,6) = 210/54264 = 0.39%). Each drawn sample's global and
+// shared loads per output must agree with CPU execution mode's count of the same launch (counted_work.h), by the
+// rule of check_drawn_sample below. The reference is drawn once per timed launch, the expert once where
+// Report.Roofline times it: the rows Report.GpuProfile puts beside the student's.
 //
-// Where the expert comes from: in a GPU grader, the companion "<lab>/expert" gpulab-grade handed over
-// (companion_path); in CPU execution mode, the build manifest's "expert": {"gpu": {"library": ...}} where that file
-// exists. Where there is none (a student release, a build without the expert) the profile has no expert rows and
-// GpuProfile::expert_why says why in one line: not an error. An expert launch that fails is recorded as failed like any
-// other (ProfiledLaunch::error) and costs the student's rows nothing.
+// Where the samples live. In the timing process, gpu_profile() is the samples it drew (add_drawn_sample). A speed
+// test records its samples in the property "drawn_counters"; gpulab-grade hands them to the graders it starts later
+// (Technique.SameWorkOnGpu, Report.AccessAnalysis: result_channel.h), whose gpu_profile() is those samples.
 //
-// Which binary is profiled. In a GPU grader: this binary. In a CPU-execution-mode grader (where the technique tests
-// that count run, "run_in": "cpu"): the lab's GPU grader and the GPU build of the same solution, found through the
-// build's lab manifest (<build>/gpulab-labs/<lab>.json), when this machine has an NVIDIA GPU. So the test that has
-// CPU execution mode's count of a timed launch in hand compares it with the GPU's counters of the same launch in
-// one process (check_gpu_counters_agree), without another process's figures to trust.
-//
-// Where counters cannot be read (no GPU, no GPU build, no ncu, ERR_NVGPUCTRPERM, a profiling error, NaN counters)
-// the profile is unavailable with the reason, and the checks built on it are "not run".
-//
-// Wiring a lab (lab 02 is wired: grader/labs/02-heat-2d/gpu_counters.cpp, Technique.SameWorkOnGpu, "run_in": "cpu",
-// required by Speed.TiledThroughput). For another lab, a test of the same shape in its grader folder (sources there
-// are globbed), called with the lab's timed-launch suite and CPU execution mode's count of that launch
-// (count_timed_launch, with options.shared.on for the shared figure): bytes read from every buffer over bytes written
-// to the output give elements read per output when input and output elements have one size.
-//   lab 03 (blur):     suite of launch_blur_tiled's timed launch, element_bytes 1 (uchar), outputs = pixels x 3.
-//   lab 04 (3D 8^3):   the tiled stencil's suite at 512^3, element_bytes 4, outputs = interior cells.
-//   lab 05/06 (3D):    the coarsened / register-tiled stencil's suite, element_bytes 4, outputs = interior cells
-//                      (their timed counts sample pages: TimedLaunchCount::bytes_read scales them back).
-//   lab 07 (matmul):   matmul_tiled's suites at both timed sizes, element_bytes 4, outputs = m x n; elements read per
-//                      output is then 2k / (tile reuse): the shared-memory figure (cpu_shared_elements_read_per_output)
-//                      is the one that proves the tile (item 4).
-// Each lab's timed launches are profiled in the same single ncu run, whichever test asks first.
+// Where counters cannot be read for the machine's reasons (no GPU, CPU execution mode, counters refused to this
+// user), the profile is unavailable with the reason and the checks built on it are "not run". Where a drawn sample
+// cannot be read because of the launch (more kernels than the grader profiles, a kernel that fails under replay),
+// the speed points wait and the message says why (timing.cpp).
 #pragma once
 
 #include "gpulab/lab_config.h"
-#include "gpulab/launch_geometry.h"
 
 #include <cstddef>
 #include <functional>
@@ -59,13 +33,18 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace gpulab {
 
-// The metrics asked for, as ncu names them. Verified on an H200 with ncu 2025.3.1 (--query-metrics, and a profile of
-// lab 02's kernels): that ncu has no thread-level load/store instruction counts per memory space
-// (smsp__sass_thread_inst_executed_op_global_ld.sum is not among its metrics; a name ncu does not know is left out
-// of its CSV without an error), but it has the BYTES the threads' loads and stores asked for, per memory space
-// (smsp__sass_data_bytes_mem_*), which is what CPU execution mode counts too.
+struct CountedWork;
+
+// The metrics, by the names Nsight Compute and CUPTI share (the PerfWorks names: ncu is built on CUPTI). There is no
+// thread-level load/store instruction count per memory space (smsp__sass_thread_inst_executed_op_global_ld.sum: CUPTI
+// refuses it on an H100, ncu 2025.3.1 on an H200), but there are the BYTES the threads' loads and stores asked for, per
+// memory space (smsp__sass_data_bytes_mem_*, patched into the kernel's SASS), which is what CPU execution mode counts
+// too. The launch__* names are ncu's attributes of a launch; CUPTI's range profiler does not collect them, and the
+// grader fills them from the recorded launch (sample_counters.h, launch_metrics).
 namespace ncu_metric {
 inline constexpr const char* kDuration = "gpu__time_duration.sum";
 // Global memory: bytes the threads loaded and stored (a float: 4 per thread and instruction, a float4: 16), warp-level
@@ -90,17 +69,12 @@ inline constexpr const char* kSharedStoreConflicts = "l1tex__data_bank_conflicts
 // DRAM.
 inline constexpr const char* kDramRead = "dram__bytes_read.sum";
 inline constexpr const char* kDramWrite = "dram__bytes_write.sum";
-// Occupancy: achieved, theoretical and its limiters (blocks per SM each resource allows).
+// Occupancy achieved (the theoretical one, and the limit that binds it, is the CUDA occupancy calculation of the
+// recorded launch: access_diagnosis.h, as CPU execution mode computes it).
 inline constexpr const char* kAchievedOccupancy = "sm__warps_active.avg.pct_of_peak_sustained_active";
-inline constexpr const char* kTheoreticalOccupancy = "sm__maximum_warps_per_active_cycle_pct";
-inline constexpr const char* kLimitRegisters = "launch__occupancy_limit_registers";
-inline constexpr const char* kLimitShared = "launch__occupancy_limit_shared_mem";
-inline constexpr const char* kLimitBlocks = "launch__occupancy_limit_blocks";
-inline constexpr const char* kLimitWarps = "launch__occupancy_limit_warps";
 inline constexpr const char* kRegisters = "launch__registers_per_thread";
 inline constexpr const char* kBlockSize = "launch__block_size";
 inline constexpr const char* kGridSize = "launch__grid_size";
-inline constexpr const char* kDeviceName = "device__attribute_display_name";  // text: the GPU's name
 inline constexpr const char* kSharedStatic = "launch__shared_mem_per_block_static";    // bytes
 inline constexpr const char* kSharedDynamic = "launch__shared_mem_per_block_dynamic";  // bytes
 // Local memory (spills): bytes the threads loaded and stored.
@@ -114,116 +88,98 @@ inline constexpr const char* kBranchTargets = "smsp__sass_branch_targets.sum";
 inline constexpr const char* kBranchDivergent = "smsp__sass_branch_targets_threads_divergent.sum";
 }  // namespace ncu_metric
 
-// The metric the bytes read are taken from: ncu_metric::kGlobalLoadBytes, or $GPULAB_NCU_GLOBAL_LOAD_METRIC (another
-// ncu's name for it, in bytes; added to the list).
+// The metric global loads are compared in: ncu_metric::kGlobalLoadBytes, or $GPULAB_NCU_GLOBAL_LOAD_METRIC (another
+// name for it, in bytes; added to the lists).
 std::string global_load_metric();
 
-// Whether the profile counts the bytes of the threads' shared loads and stores on the GPU (kSharedLoadBytes,
+// Whether the drawn samples count the bytes of the threads' shared loads and stores (kSharedLoadBytes,
 // kSharedStoreBytes): yes, unless lab.json's "gpu_profile" says "shared_bytes": false (lab 07, whose tiled products
-// execute 2.7 billion shared loads at N = 4096; no technique check of that lab reads them). Where they are left out,
-// *why says so in one line for the table; CPU execution mode's access analysis still counts them exactly.
+// execute 2.7 billion shared loads at N = 4096: patching each costs seconds). Where they are left out, *why says so
+// in one line for the table; CPU execution mode's access analysis still counts them exactly.
 bool shared_bytes_counted(std::string* why = nullptr);
 bool shared_bytes_counted(const Json& lab, std::string* why);  // from a given lab.json
 
-// The list `ncu --metrics` is given: every metric above, less the shared bytes where shared_bytes_counted() is false.
-const std::vector<std::string>& profile_metrics();
-std::vector<std::string> profile_metrics(bool count_shared_bytes);
+// Whether Report.GpuProfile draws a sample of `suite` when nothing was counted of it: lab.json "gpu_profile":
+// {"suites": [...]} names the suites drawn where profiling the others costs more than their figures are worth (lab
+// 07's naive 4096^3 products); *why says so. A counted launch (the technique's) is always drawn.
+bool profiled_suite(const std::string& suite, std::string* why = nullptr);
 
-// One kernel ncu profiled.
+// The timed launch the expert's drawn sample stands beside in Report.GpuProfile (issue 35, item 1): the one Report.Roofline
+// times the expert at. Registered from a static initializer (the maker runs once lab.json is readable):
+//     const bool kExpertBeside = gpulab::set_expert_beside([] { return gpulab::TimedLaunchName{"TiledStep", "8192x8192"}; });
+struct TimedLaunchName {
+    std::string suite, instance;
+};
+bool set_expert_beside(std::function<TimedLaunchName()> make);
+TimedLaunchName expert_beside();  // empty where the lab registered none (or its maker threw)
+
+// One kernel profiled.
 struct ProfiledKernel {
-    std::string name;                        // as ncu names it (demangled, without parameters where it drops them)
-    std::map<std::string, double> metrics;   // metric name -> value in base units; NaN where ncu gave none ("n/a")
+    std::string name;                        // the kernel's name as the compiler knows it
+    std::map<std::string, double> metrics;   // metric name -> value in base units; NaN where none was read
     double metric(const std::string& name) const;  // NaN where absent
 };
 
-// The kernels one timed launch ran, in launch order.
+// The kernels one drawn sample ran, in launch order.
 struct ProfiledLaunch {
-    std::string role = "yours";         // "yours"; "reference": the same launch code with the reference's kernels;
-                                        // "expert": the lab's expert kernel beside the timed launch (suite, instance)
-    std::string suite, instance, call;  // of its GeometryCheck
+    std::string role = "yours";         // "yours", "reference" (the reference's kernels), "expert"
+    std::string suite, instance, call;  // of the timed launch: "TiledStep", "8192x8192", "launch_step_tiled at ..."
+    int sample = 0, samples = 0;        // which timed sample was drawn, of how many (1-based)
+    bool full = false;                  // read with every metric (CounterList::full), not only the compared ones
     std::vector<ProfiledKernel> kernels;
-    std::string error;                  // the launch failed in the child (then kernels may be empty)
+    std::string error;                  // the sample could not be read (then kernels may be empty)
+    bool launch_at_fault = false;       // ... because of the launch (more kernels than profiled, a failed kernel)
+    double seconds = 0;                 // the read, replays included
+    std::string device;                 // the GPU's name
     // Summed over its kernels; NaN where a kernel lacks the metric.
     double total(const std::string& metric) const;
+    std::string which() const;  // "timed sample 14 of 21"
 };
 
 struct GpuProfile {
     bool available = false;
     std::string why;  // when !available: the reason, what to do about it
     std::vector<ProfiledLaunch> launches;
-    std::string ncu;        // ncu's path
-    std::string device;     // ncu's name of the device, where it gave one
-    double seconds = 0;     // the whole child under ncu
-    bool shared = false;    // read from the run the other grader of this grading made (gpu_profile.cpp)
-    // The reference's and the expert's rows came from an earlier run of the same grader and libraries on this kind of
-    // GPU (gpu_profile.cpp, the comparison cache): this run profiled the student's launches only.
-    bool comparison_cached = false;
+    std::string device;     // the GPU's name
+    double seconds = 0;     // the reads, replays included, all samples
     std::string expert_why;  // why it has no expert rows ("" where it has them): one line for the report
-    // The launch registered as (suite, instance), run with `role`'s kernels; null when there is none.
+    // The first sample of (suite, instance) run with `role`'s kernels that was read with every metric, else the first
+    // read at all; null when there is none.
     const ProfiledLaunch* find(const std::string& suite, const std::string& instance,
                                const std::string& role = "yours") const;
-    // The first launch of `suite` run with `role`'s kernels, at whatever size: the reference and the expert are
-    // profiled at one size per suite (gpu_profile.cpp); null when there is none.
+    // The same at whatever size of `suite`.
     const ProfiledLaunch* find_in_suite(const std::string& suite, const std::string& role) const;
+    // Every drawn sample of (suite, instance, role), in the order drawn.
+    std::vector<const ProfiledLaunch*> drawn(const std::string& suite, const std::string& instance,
+                                             const std::string& role = "yours") const;
 };
 
-// ---- The expert's launches ---------------------------------------------------------------------------------
-
-// One expert launch for the profile, beside the student's timed launch (suite, instance) it compares with: it runs on
-// buffers of that launch's sizes (its GeometryCheck's buffer_bytes, filled the same way), so the figures per output
-// byte compare like with like.
-struct ExpertLaunch {
-    std::string suite, instance;  // the student's timed launch: "Step", "M67108864"
-    std::string call;             // "expert::launch_rod_step at M = 67108864"
-    // `api`: the lab's expert table (its library's gpulab_lab_api()); `buffers`: the timed launch's.
-    std::function<void(const void* api, const std::vector<void*>& buffers)> launch;
-};
-
-// The same with the table typed: expert_launch<HeatRodExpertApi>("Step", "M...", "...", [](const HeatRodExpertApi& e,
-// const std::vector<void*>& b) { e.launch_step(...); }).
-template <typename Api>
-ExpertLaunch expert_launch(std::string suite, std::string instance, std::string call,
-                           std::function<void(const Api&, const std::vector<void*>&)> run) {
-    return {std::move(suite), std::move(instance), std::move(call),
-            [run](const void* api, const std::vector<void*>& buffers) { run(*static_cast<const Api*>(api), buffers); }};
-}
-
-// Registers the expert launches `make` returns (called once lab.json is readable, like add_geometry_checks). Call from
-// a static initializer in the lab's test file:
-//     const bool kExpertProfile = gpulab::add_expert_launches(expert_profile_launches);
-// Keep them few: one launch per suite the expert serves, at ONE timed size (the roofline's), never one per timed size.
-// Each costs the profile a replay of a full-size kernel under ncu (tens of passes), and the expert's figures show
-// what a kernel can reach, which one size says as well as three.
-bool add_expert_launches(std::function<std::vector<ExpertLaunch>()> make);
-
-// Every expert launch registered (the makers run on the first call).
-std::vector<ExpertLaunch> expert_launches();
-
-// What the child runs for them: each as a GeometryCheck with the buffers of its timed launch among `timed`, its
-// launch given `api`; one without a timed launch of that suite and instance throws when launched (a grader error,
-// recorded as that launch's failure).
-std::vector<GeometryCheck> expert_runs(const std::vector<ExpertLaunch>& experts, const std::vector<GeometryCheck>& timed,
-                                       const void* api);
-
-// The expert's GPU library named by a build's lab manifest (<build>/gpulab-labs/<lab>.json: "expert": {"gpu":
-// {"library": ...}}), or "" with *why where it has none or the file is not built.
-std::string expert_library_from_manifest(const Json& manifest, std::string* why);
-
-// Why the profile leaves the timed launches of `suite` out, or "" when it profiles them: lab.json "gpu_profile":
-// {"suites": [...]} names the suites profiled where replaying the others under ncu costs too much
-// (lab 07's naive products at 4096^3).
-std::string profile_leaves_out(const std::string& suite);
-
-// Runs the profile once per process (the first call; later calls return the same).
+// The samples of this process, or those handed over to it (above). Never throws.
 const GpuProfile& gpu_profile();
 
-// One profiling session per GPU at a time, and no profile under a timed test. A second ncu on a GPU that is being
-// profiled fails ("An error was reported by the driver": four gradings side by side on an H200 lost 35 of their 48
-// profiles so), and ncu's replays beside a timed test would slow it. So the profile, and every test lab.json marks
-// "timing" in a GPU grader (grader_main.cpp), hold an exclusive lock on a file named for the GPUs the process sees
-// (/tmp/gpulab-ncu-<CUDA_VISIBLE_DEVICES or all>.lock, or $GPULAB_PROFILE_LOCK): the GPU-mode grader and the CPU
-// execution mode one graded beside it, which profiles the GPU build, take turns. Re-entrant within a process
-// (Report.GpuProfile is a timed test that profiles).
+// timing.cpp: a drawn sample read (or not) in this process; the machine's reason none could be read, where it tried.
+void add_drawn_sample(const ProfiledLaunch& sample);
+void note_counters_unreadable(const std::string& why);
+// This process's samples of the current test, as JSON (the property "drawn_counters" and the handover).
+nlohmann::json drawn_samples_json(const std::vector<ProfiledLaunch>& samples);
+std::vector<ProfiledLaunch> drawn_samples_of(const nlohmann::json& j);
+
+// How many of `samples` timed samples to draw so that a launch doing other work on more than half of them is drawn
+// at least once with probability >= 1 - miss (hypergeometric; 6 of 21, 5 of 15 at miss 1%). At most `samples`.
+int drawn_samples_for(int samples, double miss = 0.01);
+// The chance that `drawn` of `samples` all miss `other` samples doing other work (for the arithmetic in messages).
+double chance_all_miss(int samples, int other, int drawn);
+
+// Which of `samples` timed samples to draw (0-based, sorted), `count` of them, from a random source the run's
+// printed seed does not give (std::random_device): a class grading must not be predictable from its inputs.
+std::vector<int> draw_samples(int samples, int count);
+
+// One profiling session per GPU at a time, and nothing profiled beside a timed test. Two processes reading counters
+// of one GPU at once fail ("An error was reported by the driver": four gradings side by side on an H200 lost 35 of
+// their 48 profiles so), and a profile's replays beside a timed test would slow it. So every test lab.json marks
+// "timing" in a GPU grader (grader_main.cpp) holds an exclusive lock on a file named for the GPUs the process sees
+// (/tmp/gpulab-ncu-<CUDA_VISIBLE_DEVICES or all>.lock, or $GPULAB_PROFILE_LOCK): the drawn samples are read inside
+// timed tests. Re-entrant within a process.
 class GpuProfileLock {
 public:
     GpuProfileLock();
@@ -232,100 +188,36 @@ public:
     GpuProfileLock& operator=(const GpuProfileLock&) = delete;
 };
 
-// ---- A check a technique test calls ---------------------------------------------------------------------
+// ---- The check -----------------------------------------------------------------------------------------------
 
-struct GpuCounterAgreement {
-    std::string kernel = "your kernel";  // "your tiled kernel": the subject of the message
-    std::string element = "input";       // "reads its input 7.0 times per cell"
-    std::string per = "cell";
-    double outputs = 0;                  // output elements the timed launch computes (its cells)
-    double element_bytes = 4;            // bytes per element read (a float: 4)
-    // The GPU's figure may exceed CPU execution mode's by this much before the check fails:
-    //   gpu <= cpu * (1 + relative) + absolute.
-    // Why one-sided, and why this wide (see gpu_profile.cpp): both count bytes the threads read, but CPU execution
-    // mode counts a sample of blocks in which edge and corner blocks are over-represented (a tiled stencil's edge
-    // block reads a few % less or more than an interior one); reading less on the GPU is no cheat; a cheat reads
-    // several times more.
-    double relative = 0.25, absolute = 0.25;
-    // Where given (not NaN): CPU execution mode's shared-memory elements read per output of the same launch
-    // (SharedCount::bytes_read over element_bytes, per output). The GPU's (smsp__sass_data_bytes_mem_shared_op_ld.sum
-    // over element_bytes, per output) must then be at least cpu / (1 + relative) - absolute: a kernel that computes
-    // from its tile where it is counted and from global memory on the GPU reads far less from shared memory there.
-    double cpu_shared_elements_read_per_output = std::numeric_limits<double>::quiet_NaN();
-    // Where counters cannot be read: GTEST_SKIP with the reason (a test of its own), or only record it (a check
-    // inside a test whose other verdict must stand: skipping would void it). After a skip the caller returns
-    // (the verdict's `ran` is false).
-    bool skip_when_unavailable = true;
-};
-
-struct GpuCounterVerdict {
-    bool ran = false;       // counters read and compared
+// Whether a drawn sample did the work CPU execution mode counted for the same launch (counted_work.h). Both figures
+// are the bytes the threads asked for, over the element size, per output element:
+//  - global: the GPU's may exceed CPU execution mode's by 25% + 0.25 elements per output, one-sided: CPU mode counts
+//    a sample of blocks in which edge and corner blocks are over-represented (a tiled stencil's edge block reads a
+//    few % more or less than an interior one), and a GPU path that reads less is no cheat; a cheat reads several
+//    times more (lab 02's tiled stencil reading its neighbours from global memory: 5 per cell against the tile's
+//    1.31; lab 07's product without its tile: 16x);
+//  - shared (where both sides counted it): the GPU's must be at least CPU mode's / 1.25 - 0.25: a kernel that
+//    computes from its tile where it is counted and from global memory on the GPU reads far less shared memory there.
+// On lab 02 at 8192^2 (H200, ncu 2025.3.1): the reference's tiled kernel 1.313 floats per cell on the GPU, 1.312 in
+// CPU execution mode; the naive kernel 5.002.
+struct DrawnSampleVerdict {
+    bool compared = false;  // both figures were there
     bool agree = true;
-    double gpu = 0, cpu = 0;  // elements read per output from global memory
-    double gpu_shared = std::numeric_limits<double>::quiet_NaN();  // ... from shared memory, where compared
-    std::string why;        // not run: why; disagreement: the message
+    double gpu = 0, cpu = 0;  // global elements read per output
+    double gpu_shared = std::numeric_limits<double>::quiet_NaN(), cpu_shared = std::numeric_limits<double>::quiet_NaN();
+    std::string message;  // a disagreement, or why nothing was compared
 };
+inline constexpr double kAgreementRelative = 0.25, kAgreementAbsolute = 0.25;
+DrawnSampleVerdict check_drawn_sample(const ProfiledLaunch& drawn, const CountedWork& counted);
 
-// Compares the GPU's global bytes loaded (over element_bytes) per output element of the timed launch (suite, instance) with CPU execution
-// mode's count of the same launch, `cpu_elements_read_per_output` (its bytes read from every buffer, over
-// element_bytes, per output). Fails the current test when the GPU reads more than the tolerance allows:
-//   "your tiled kernel reads its input 7.0 times per cell on the GPU and 1.3 times in CPU execution mode: it must
-//    do the same work in both".
-// Records properties gpu_elements_read_per_output / gpu_counters.
-GpuCounterVerdict check_gpu_counters_agree(const std::string& suite, const std::string& instance,
-                                           double cpu_elements_read_per_output, const GpuCounterAgreement& how);
-
-// ---- What it is made of (also for the grader's own tests) ----------------------------------------------------
-
-// The same check against a given profile.
-GpuCounterVerdict check_gpu_counters_agree(const GpuProfile& profile, const std::string& suite,
-                                           const std::string& instance, double cpu_elements_read_per_output,
-                                           const GpuCounterAgreement& how);
-
-// ncu's path: $GPULAB_NCU, else `ncu` on PATH, else $CUDA_HOME/bin, else /usr/local/cuda/bin; "" when none.
-std::string find_ncu(std::string* looked = nullptr);
-
-// One row of ncu's CSV (--csv --page raw --print-units base): the kernel's name and its metrics.
-struct NcuRow {
-    std::string id, kernel;
-    std::map<std::string, double> metrics;  // NaN for "n/a"
-    std::map<std::string, std::string> text;  // every column as printed
-};
-// The rows of ncu's output (lines before the header and ncu's ==PROF== / ==ERROR== lines are skipped; the units row
-// too). Numbers may carry thousands separators ("1,048,576"): they are read without them.
-std::vector<NcuRow> parse_ncu_csv(const std::string& output);
-
-// The NVTX range name's prefix, and the launch number of a row's range (-1: a kernel in no launch's range).
-inline constexpr const char* kProfileRangePrefix = "gpulab launch ";
-int range_launch_index(const NcuRow& row);
-
-// The child's account of its launches (its "[gpulab-profile] launch <i>\t<role>\t<suite>\t<instance>\t<call>" and
-// "failed <i>\t<what>" lines), in index order; *expert_why: why it ran no expert launch, where it said so.
-std::vector<ProfiledLaunch> launches_of_child_log(const std::string& child_out, std::string* expert_why);
-
-// Groups rows into launches: each row inside the range of launch i is launch i's.
-// `names` gives each launch's (suite, instance, call) in index order.
-std::vector<ProfiledLaunch> attribute_rows(const std::vector<NcuRow>& rows,
-                                           const std::vector<ProfiledLaunch>& names);
-
-// The reference's and the expert's launches of a run's output (ncu's CSV, the child's log), for the comparison cache
-// (gpu_profile.cpp): the student's launches left out. *expert_why where given.
-std::vector<ProfiledLaunch> comparison_launches(const std::string& ncu_out, const std::string& child_out,
-                                               std::string* expert_why);
-
-// Why ncu's output says the counters cannot be read, or "" when it does not: ERR_NVGPUCTRPERM (with the
-// administrator setting that allows them), an unsupported device, another ==ERROR==.
-std::string ncu_failure_reason(const std::string& output);
-
-// The child: registered as its only test ("GpuProfileWorkload.Run") in a process started by the profile; nothing
-// elsewhere. Called by the grader's main() after register_geometry_checks().
-void register_gpu_profile_workload();
+// The rule in words, for the grade table's threshold column.
+std::string drawn_sample_rule();
 
 }  // namespace gpulab
 
-// At the top of a test that compares with the GPU's counters: where they cannot be read (no GPU, no ncu,
-// ERR_NVGPUCTRPERM), the test is "not run" with the reason before it counts anything, and holds back no test that
-// requires it (skip_holds_back).
+// At the top of a test that reads the GPU's counters: where they cannot be read (no GPU, counters refused), the test
+// is "not run" with the reason, and holds back no test that requires it (skip_holds_back).
 #define GPULAB_REQUIRE_GPU_COUNTERS()                                                        \
     do {                                                                                     \
         const ::gpulab::GpuProfile& gpulab_profile_ = ::gpulab::gpu_profile();               \

@@ -62,13 +62,13 @@ GpuKernelFigures figures_of(const GpuProfile& profile, const std::string& suite,
 std::string speed_diagnosis(const GpuProfile& profile, const std::string& suite, const std::string& instance,
                             const std::vector<RecordedLaunch>& launches);
 
-// CPU execution mode's exact figures (Report.AccessAnalysis) beside the GPU's counters of the same launches, where
-// this machine's GPU can be profiled (issue 35, item 3); "" where it cannot. Appends to *disagreeing one line per
-// launch whose figures disagree beyond the stated slack (counter_agreement.h), naming it and both figures of each
-// measure; sets (*gpu_figures)["<suite> <instance>"] to the GPU's figures of each launch, for recording them
-// (grader/tools/record_gpu_counters.py).
-std::string gpu_beside_cpu_table(const std::vector<AccessFigures>& rows, std::vector<std::string>* disagreeing,
-                                 nlohmann::json* gpu_figures = nullptr);
+// CPU execution mode's exact figures (Report.AccessAnalysis's "access_figures", handed over by gpulab-grade: rows
+// keyed "<suite> <instance>", counter_agreement.h) beside the drawn timed samples' figures of the same launches (issue
+// 35, item 3); "" where there are none to put beside. Appends to *disagreeing one line per launch whose figures
+// disagree beyond the stated slack, naming it and both figures of each measure; sets (*gpu_figures)["<suite>
+// <instance>"] to the GPU's figures of each launch, for recording them (grader/tools/record_gpu_counters.py).
+std::string gpu_beside_cpu_table(const GpuProfile& profile, const nlohmann::json& cpu_rows,
+                                 std::vector<std::string>* disagreeing, nlohmann::json* gpu_figures = nullptr);
 // The figures the agreement compares, of a CPU-mode row and of the GPU's.
 CounterFigures counter_figures(const AccessFigures& f);
 CounterFigures counter_figures(const GpuKernelFigures& g);

@@ -60,6 +60,9 @@ struct GraderHandshake {
     std::string reference_library;
     // Reference libraries of other labs this lab's reports draw on (lab.json "companions"), by lab name.
     std::map<std::string, std::string> companion_references;
+    // What tests of the same grading decided before this process told (handed_over.h): their outcomes and the
+    // properties later processes read.
+    nlohmann::json handed_over = nlohmann::json::object();
     std::string to_json() const;
     static GraderHandshake from_json(const std::string& text);  // throws std::runtime_error
 };

@@ -5,6 +5,9 @@
 // arguments the speed tests time) in CPU execution mode: its real grid, block and arguments, a sample of its
 // blocks (corners, edges, random interior blocks drawn from the run's seed), on buffers of the timed size that
 // cost nothing where the sample does not touch them (LazyDeviceBuffer), and counts what each buffer gave and got.
+// Those buffers hold values drawn as the speed test draws the timed samples' (GeometryCheck::draws: the same type
+// and range, fresh values from the run's seed), never one value everywhere: a kernel that tests its input for a
+// flat field would otherwise do one thing where it is counted and another where it is timed.
 //
 // CPU execution mode only (read_counter.h); the tests using it are "run_in": "cpu".
 #pragma once
@@ -87,8 +90,8 @@ struct TimedLaunchCount {
     std::string describe() const;
 };
 
-// Counts one timed launch (blocks sampled with the run's seed). count.available false: count.why says why.
-// Exceptions from the launch function propagate.
+// Counts one timed launch (blocks sampled with the run's seed). count.available false: count.why says why (also
+// where launch.draws does not describe every buffer: a grader error). Exceptions from the launch function propagate.
 TimedLaunchCount count_timed_launch(const GeometryCheck& launch, const TimedCountOptions& options = {});
 
 // The configuration a technique is approved on: the kernel of the launch with the most blocks, its block shape

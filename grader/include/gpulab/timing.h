@@ -17,6 +17,9 @@ struct TimingOptions {
     int warmup = 3;
     int samples = 21;
     bool flush_l2 = false;  // worth it when the working set is within a few times the L2 size
+    // The role of each launch of a series whose samples may be drawn and profiled ("yours", "reference", "expert";
+    // "" or missing: never profiled): timed_samples.h. judge_speed sets {"yours", "reference"}.
+    std::vector<std::string> profile_roles;
 };
 
 struct Samples {
@@ -47,10 +50,13 @@ public:
 // `outputs`, when not empty, has one entry per launch (LaunchOutput{} for none). A launch that fails
 // throws CudaError. Without `work`, a first launch that does not rewrite its output throws UnfaithfulLaunch.
 // With `work`, each round starts from fresh inputs and the first launch (the student's) is held to it
-// (timed_work.h): what it found wrong goes into `honesty` (too_fast is judge_speed's to decide).
+// (timed_work.h): what it found wrong goes into `honesty` (too_fast is judge_speed's to decide). With `work` and
+// options.profile_roles, some samples are drawn and profiled instead of timed (timed_samples.h), the student's
+// warm-ups are audited too, and `drawn` gets what the student's drawn samples showed ("" when nothing voids them).
 std::vector<Samples> time_interleaved(const std::vector<std::function<void()>>& launches,
                                       const TimingOptions& options, const std::vector<LaunchOutput>& outputs = {},
-                                      const TimedWork* work = nullptr, Honesty* honesty = nullptr);
+                                      const TimedWork* work = nullptr, Honesty* honesty = nullptr,
+                                      std::string* drawn = nullptr);
 
 // Device-to-device copy bandwidth in GB/s (bytes read + bytes written), measured now.
 double copy_bandwidth_gbs(std::size_t bytes, const TimingOptions& options);
@@ -66,7 +72,10 @@ struct SpeedVerdict {
     std::string unfaithful;
     // With a TimedWork: what the student's timed launches did that voids their speed.
     Honesty honesty;
-    bool honest() const { return unfaithful.empty() && honesty.clean(); }
+    // What the student's drawn samples showed that voids it: other work than CPU execution mode counted, or a launch
+    // that kept its sample from being profiled (timed_samples.h). "" when nothing.
+    std::string drawn;
+    bool honest() const { return unfaithful.empty() && honesty.clean() && drawn.empty(); }
     bool passed() const { return honest() && fraction >= threshold; }
 };
 

@@ -28,10 +28,14 @@ TEST_P(Boundary, InsulatedEnds) { GPULAB_REQUIRE_DEVICE(); check_boundary(GetPar
 INSTANTIATE_TEST_SUITE_P(Sizes, Step, testing::ValuesIn(step_cases()), step_case_name);
 INSTANTIATE_TEST_SUITE_P(Sizes, StepScope, testing::ValuesIn(sizes_of("step")), size_name);
 INSTANTIATE_TEST_SUITE_P(Sizes, Boundary, testing::ValuesIn(sizes_of("boundary")), size_name);
-// launch_step at the timed size, in a dry run: an instance of Step.MatchesOracle.
-const bool kTimedGeometry = gpulab::add_geometry_checks(timed_geometry_checks);
+// launch_step at the timed size, in a dry run: an instance of Step.MatchesOracle. Its buffers as speed.cpp's timed
+// step draws them (temperatures 0.5 ... 2.5, the output not read), for the launches counted in its place.
+const bool kTimedGeometry = gpulab::add_geometry_checks([] {
+    const gpulab::BufferDraw in = gpulab::BufferDraw::floats(gpulab::FreshDraw{0, 0.5f, 1.0f / (1 << 19)});
+    return gpulab::drawn_as(timed_geometry_checks(), {in, gpulab::BufferDraw::output_like(in)});
+});
 // The expert's step beside it in the GPU profile (Report.GpuProfile), where the build has the expert.
-const bool kExpertProfile = gpulab::add_expert_launches(expert_profile_launches);
+const bool kExpertProfile = gpulab::set_expert_beside(expert_beside_launch);
 
 // ---- The host code ------------------------------------------------------------------------------------
 

@@ -166,15 +166,10 @@ std::vector<gpulab::GeometryCheck> timed_geometry_checks() {
          [M](const std::vector<void*>& b) { student().launch_step(static_cast<float*>(b[0]), static_cast<float*>(b[1]), M, 0.25f); }}};
 }
 
-// The expert's step in the GPU profile (gpulab/gpu_profile.h), beside the timed Step launch: the roofline's kernel
-// at the speed size, the one timed size, on that launch's buffers.
-std::vector<gpulab::ExpertLaunch> expert_profile_launches() {
-    const int M = section("speed").at("M");
-    return {gpulab::expert_launch<HeatRodExpertApi>(
-        "Step", "M" + std::to_string(M), "expert::launch_rod_step at M = " + std::to_string(M),
-        [M](const HeatRodExpertApi& expert, const std::vector<void*>& b) {
-            expert.launch_step(static_cast<const float*>(b[0]), static_cast<float*>(b[1]), M, 0.25f);
-        })};
+// The expert's step in the GPU profile (gpulab/gpu_profile.h): beside the timed Step launch, the one size the roofline
+// times it at.
+gpulab::TimedLaunchName expert_beside_launch() {
+    return {"Step", "M" + std::to_string(section("speed").at("M").get<int>())};
 }
 
 }  // namespace heat_rod_grading

@@ -13,6 +13,6 @@ namespace heat_rod_grading {
 void check_step_speed();
 void report_roofline();
 std::vector<gpulab::GeometryCheck> timed_geometry_checks();
-std::vector<gpulab::ExpertLaunch> expert_profile_launches();
+gpulab::TimedLaunchName expert_beside_launch();
 
 }  // namespace heat_rod_grading

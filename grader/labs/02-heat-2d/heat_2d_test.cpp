@@ -36,7 +36,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, NaiveStep, testing::ValuesIn(step_cases()), step
 INSTANTIATE_TEST_SUITE_P(Sizes, TiledStep, testing::ValuesIn(step_cases()), step_case_name);
 // Both step kernels at the timed size, in a dry run: instances of their MatchesOracle.
 const bool kTimedGeometry = gpulab::add_geometry_checks(timed_geometry_checks);
-const bool kExpertProfile = gpulab::add_expert_launches(expert_profile_launches);
+const bool kExpertProfile = gpulab::set_expert_beside(expert_beside_launch);
 INSTANTIATE_TEST_SUITE_P(Sizes, StepScope, testing::ValuesIn(scope_cases()), scope_case_name);
 INSTANTIATE_TEST_SUITE_P(Sizes, Boundary, testing::ValuesIn(grids_of(section("boundary").at("sizes"))), grid_name);
 

@@ -198,14 +198,9 @@ void report_roofline() {
 
 // The expert's step in the GPU profile (gpulab/gpu_profile.h), beside the tiled kernel's timed launch (the technique
 // the expert's tiling answers; the naive one's rows show the other end): the roofline's kernel at the speed size.
-std::vector<gpulab::ExpertLaunch> expert_profile_launches() {
+gpulab::TimedLaunchName expert_beside_launch() {
     const int N = section("speed").at("N");
-    const Grid g{N, N};
-    return {gpulab::expert_launch<Heat2dExpertApi>(
-        "TiledStep", size_name(g), "expert::launch_step at " + size_name(g),
-        [N](const Heat2dExpertApi& expert, const std::vector<void*>& b) {
-            expert.launch_step(static_cast<const float*>(b[0]), static_cast<float*>(b[1]), N, N, 0.2f);
-        })};
+    return {"TiledStep", size_name(Grid{N, N})};
 }
 
 }  // namespace heat_2d_grading

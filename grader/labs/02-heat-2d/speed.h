@@ -12,6 +12,6 @@ namespace heat_2d_grading {
 void check_step_speed(int kernel);
 void report_roofline();
 // The expert's step beside the timed TiledStep launch in the GPU profile (Report.GpuProfile).
-std::vector<gpulab::ExpertLaunch> expert_profile_launches();
+gpulab::TimedLaunchName expert_beside_launch();
 
 }  // namespace heat_2d_grading

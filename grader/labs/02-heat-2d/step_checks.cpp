@@ -174,16 +174,18 @@ void check_step(int kernel, const StepCase& param) {
 }
 
 // Both step kernels at the timed size, in a dry run (gpulab/launch_geometry.h): instances of their MatchesOracle.
+// Their buffers as speed.cpp's timed_step draws them: temperatures 0.5 ... 2.5 in `in`, the output not read.
 std::vector<gpulab::GeometryCheck> timed_geometry_checks() {
     const int N = section("speed").at("N");
     const Grid g{N, N};
+    const gpulab::BufferDraw in = gpulab::BufferDraw::floats(gpulab::FreshDraw{0, 0.5f, 1.0f / (1 << 19)});
     std::vector<gpulab::GeometryCheck> checks;
     for (int kernel : {kNaiveKernel, kTiledKernel})
         checks.push_back({kernel == kTiledKernel ? "TiledStep" : "NaiveStep", "MatchesOracle", size_name(g),
                           std::string(launcher_name(kernel)) + " at " + size_name(g),
                           {g.cells() * sizeof(float), g.cells() * sizeof(float)}, [kernel, N](const std::vector<void*>& b) {
                               step_of(student(), kernel)(static_cast<float*>(b[0]), static_cast<float*>(b[1]), N, N, 0.2f);
-                          }});
+                          }, {in, gpulab::BufferDraw::output_like(in)}});
     return checks;
 }
 

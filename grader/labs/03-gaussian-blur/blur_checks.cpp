@@ -48,6 +48,7 @@ void check_random_image(Kernel k, const ImageSize& s) {
 }
 
 // Both blur kernels at the timed size, in a dry run (gpulab/launch_geometry.h): instances of their MatchesOracle.
+// Their buffers as speed.cpp draws them: every byte value in the input (FreshDraw::byte_at), the output not read.
 std::vector<gpulab::GeometryCheck> timed_geometry_checks() {
     const Json& spec = section("speed");
     const int w = spec.at("width"), h = spec.at("height"), c = spec.at("channels");
@@ -58,7 +59,7 @@ std::vector<gpulab::GeometryCheck> timed_geometry_checks() {
                           std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(c), call_text(k, w, h, c),
                           {bytes, bytes}, [k, w, h, c](const std::vector<void*>& b) {
                               launch(student(), k, static_cast<std::uint8_t*>(b[0]), static_cast<std::uint8_t*>(b[1]), w, h, c);
-                          }});
+                          }, {gpulab::BufferDraw::bytes(), gpulab::BufferDraw::output_like(gpulab::BufferDraw::bytes())}});
     return checks;
 }
 

@@ -34,7 +34,7 @@ INSTANTIATE_TEST_SUITE_P(Images, Naive, testing::ValuesIn(random_cases()), image
 INSTANTIATE_TEST_SUITE_P(Images, Tiled, testing::ValuesIn(random_cases()), image_size_name);
 // Both blur kernels at the timed size, in a dry run: instances of their MatchesOracle.
 const bool kTimedGeometry = gpulab::add_geometry_checks(timed_geometry_checks);
-const bool kExpertProfile = gpulab::add_expert_launches(expert_profile_launches);
+const bool kExpertProfile = gpulab::set_expert_beside(expert_beside_launch);
 INSTANTIATE_TEST_SUITE_P(Frames, Borders,
                          testing::ValuesIn(for_both_kernels(sizes_times_channels(section("borders"), "sizes"))),
                          kernel_case_name);

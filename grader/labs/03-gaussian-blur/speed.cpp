@@ -180,15 +180,10 @@ void report_roofline() {
 
 // The expert's blur in the GPU profile (gpulab/gpu_profile.h), beside the tiled kernel's timed launch: the roofline's
 // kernel at the speed size, on that launch's buffers.
-std::vector<gpulab::ExpertLaunch> expert_profile_launches() {
+gpulab::TimedLaunchName expert_beside_launch() {
     const Json& spec = section("speed");
     const int w = spec.at("width"), h = spec.at("height"), c = spec.at("channels");
-    return {gpulab::expert_launch<GaussianBlurExpertApi>(
-        "Tiled", std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(c),
-        "expert::launch_blur(" + std::to_string(w) + " x " + std::to_string(h) + " x " + std::to_string(c) + ")",
-        [w, h, c](const GaussianBlurExpertApi& expert, const std::vector<void*>& b) {
-            expert.launch_blur(static_cast<const std::uint8_t*>(b[0]), static_cast<std::uint8_t*>(b[1]), w, h, c);
-        })};
+    return {"Tiled", std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(c)};
 }
 
 }  // namespace gaussian_blur_grading

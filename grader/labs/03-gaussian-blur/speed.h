@@ -14,6 +14,6 @@ namespace gaussian_blur_grading {
 void check_speed(Kernel k);
 void report_roofline();
 // The expert's blur beside the timed Tiled launch in the GPU profile (Report.GpuProfile).
-std::vector<gpulab::ExpertLaunch> expert_profile_launches();
+gpulab::TimedLaunchName expert_beside_launch();
 
 }  // namespace gaussian_blur_grading

@@ -76,7 +76,7 @@ gpulab::GeometryCheck structure_launch(int c) {
     return {"Technique", "TiledUsesSharedTile", size_name({w, h, c}), call_text(Kernel::tiled, w, h, c), {bytes, bytes},
             [w, h, c](const std::vector<void*>& b) {
                 student().launch_blur_tiled(static_cast<std::uint8_t*>(b[0]), static_cast<std::uint8_t*>(b[1]), w, h, c);
-            }};
+            }, {gpulab::BufferDraw::bytes(), gpulab::BufferDraw::output_like(gpulab::BufferDraw::bytes())}};  // as timed
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "speed.h"
 #include "stencil_check.h"
 #include "technique_checks.h"
+#include "timed_technique.h"
 #include "time_step_checks.h"
 
 #include "gpulab/compare.h"
@@ -41,11 +42,11 @@ INSTANTIATE_TEST_SUITE_P(Sizes, NaiveStencil, testing::ValuesIn(correctness_case
 const bool kTimedGeometry = gpulab::add_geometry_checks([] {
     auto checks = timed_geometry_checks(Technique::naive, "NaiveStencil");
     for (auto& check : timed_geometry_checks(Technique::tiled, "TiledStencil")) checks.push_back(std::move(check));
-    return checks;
+    return with_timed_draws(std::move(checks));  // their buffers as the speed test draws them
 });
 // The expert stencil beside the tiled kernel in the GPU profile, where the build has the expert.
 const bool kExpertProfile =
-    gpulab::add_expert_launches([] { return expert_profile_launches(Technique::tiled, "TiledStencil"); });
+    gpulab::set_expert_beside([] { return expert_beside_launch("TiledStencil"); });
 INSTANTIATE_TEST_SUITE_P(Sizes, TiledStencil, testing::ValuesIn(correctness_cases()), case_name);
 
 TEST(Technique, SharedMemoryTile) {

@@ -5,6 +5,7 @@
 #include "speed.h"
 #include "stencil_check.h"
 #include "technique_checks.h"
+#include "timed_technique.h"
 
 #include "gpulab/grader_test.h"
 
@@ -21,10 +22,10 @@ TEST_P(RegisterTiledStencil, MatchesOracle) {
 INSTANTIATE_TEST_SUITE_P(Sizes, RegisterTiledStencil, testing::ValuesIn(correctness_cases()), case_name);
 // The kernel at the timed sizes, in a dry run: instances of RegisterTiledStencil.MatchesOracle.
 const bool kTimedGeometry =
-    gpulab::add_geometry_checks([] { return timed_geometry_checks(Technique::register_tiled, "RegisterTiledStencil"); });
+    gpulab::add_geometry_checks([] { return with_timed_draws(timed_geometry_checks(Technique::register_tiled, "RegisterTiledStencil")); });
 // The expert stencil beside it in the GPU profile, where the build has the expert.
 const bool kExpertProfile =
-    gpulab::add_expert_launches([] { return expert_profile_launches(Technique::register_tiled, "RegisterTiledStencil"); });
+    gpulab::set_expert_beside([] { return expert_beside_launch("RegisterTiledStencil"); });
 
 TEST(Technique, RegisterTiling) { check_structure(kTechnique); }
 TEST(Technique, ComputesFromSharedPlane) { check_reads(kTechnique); }

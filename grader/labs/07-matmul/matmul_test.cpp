@@ -93,7 +93,10 @@ const char* timed_suite(Kernel kernel) {
 }
 
 // Every product kernel at the timed sizes, in a dry run (gpulab/launch_geometry.h): instances of its MatchesOracle.
+// Their buffers as timed_product.cpp draws them (A and B: FreshDraw's -1 ... 1; C not read), for the launches
+// counted in their place.
 const bool kTimedGeometry = gpulab::add_geometry_checks([] {
+    const gpulab::BufferDraw operand = gpulab::BufferDraw::floats(gpulab::FreshDraw{});
     std::vector<gpulab::GeometryCheck> checks;
     for (int n : section("speed").at("sizes").get<std::vector<int>>())
         for (Kernel kernel : kKernels) {
@@ -104,7 +107,7 @@ const bool kTimedGeometry = gpulab::add_geometry_checks([] {
                               {bytes, bytes, bytes}, [kernel, n](const std::vector<void*>& b) {
                                   launcher(student(), kernel)(static_cast<float*>(b[0]), static_cast<float*>(b[1]),
                                                               static_cast<float*>(b[2]), n, n, n);
-                              }});
+                              }, {operand, operand, gpulab::BufferDraw::output_like(operand)}});
         }
     return checks;
 });

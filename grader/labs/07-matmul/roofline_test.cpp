@@ -22,16 +22,9 @@ using namespace matmul_grading;
 
 // The expert SGEMM in the GPU profile (gpulab/gpu_profile.h, Report.GpuProfile), beside the tiled kernel's timed launch
 // at the roofline's size (cublas.size, one of the timed sizes): its contract is launch_matmul_tiled's (B not
-// transposed), so TiledBt gets none (the same product on a transposed B's buffers would replay the same kernel
-// under ncu for the same figures), and one size only (gpu_profile.h says why).
-const bool kExpertProfile = gpulab::add_expert_launches([] {
-    const int n = section("cublas").at("size");
-    return std::vector<gpulab::ExpertLaunch>{gpulab::expert_launch<MatmulExpertApi>(
-        "Tiled", "N" + std::to_string(n), "expert::launch_sgemm(m=" + std::to_string(n) + ", n=" + std::to_string(n) +
-                                                 ", k=" + std::to_string(n) + ")",
-        [n](const MatmulExpertApi& expert, const std::vector<void*>& b) {
-            expert.sgemm(static_cast<const float*>(b[0]), static_cast<const float*>(b[1]), static_cast<float*>(b[2]), n, n, n);
-        })};
+// transposed), so TiledBt has none beside it.
+const bool kExpertProfile = gpulab::set_expert_beside([] {
+    return gpulab::TimedLaunchName{"Tiled", "N" + std::to_string(section("cublas").at("size").get<int>())};
 });
 
 TEST(Report, Roofline) {

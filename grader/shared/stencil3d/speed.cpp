@@ -354,17 +354,9 @@ std::vector<gpulab::GeometryCheck> timed_geometry_checks(Technique t, const char
 // One timed size only (gpu_profile.h says why): the roofline's, the first float case (512^3 float in the three labs;
 // the 449^3 and double cases would replay the same kernel under ncu for figures the first already shows), with the
 // timed launch's weights.
-std::vector<gpulab::ExpertLaunch> expert_profile_launches(Technique t, const char* suite) {
-    for (const StencilCase& c : speed_cases()) {
-        if (c.precision != Precision::f32) continue;
-        const Grid3 g = c.g;
-        const Coeffs<float> weights = oracle::narrow<float>(timed_coefficients(t, c));
-        return {gpulab::expert_launch<Stencil3dExpertApi>(
-            suite, timed_instance(c), "expert::launch_stencil3d at " + g.name() + " (float)",
-            [g, weights](const Stencil3dExpertApi& expert, const std::vector<void*>& b) {
-                expert.stencil.f32(static_cast<const float*>(b[0]), static_cast<float*>(b[1]), g.nx, g.ny, g.nz, weights);
-            })};
-    }
+gpulab::TimedLaunchName expert_beside_launch(const char* suite) {
+    for (const StencilCase& c : speed_cases())
+        if (c.precision == Precision::f32) return {suite, timed_instance(c)};
     return {};
 }
 

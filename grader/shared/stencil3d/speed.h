@@ -23,7 +23,7 @@ std::vector<gpulab::GeometryCheck> timed_geometry_checks(Technique t, const char
 
 // The expert stencil in the GPU profile (Report.GpuProfile), beside the student's timed launch of `suite` at the
 // roofline's size (the first float speed case).
-std::vector<gpulab::ExpertLaunch> expert_profile_launches(Technique t, const char* suite);
+gpulab::TimedLaunchName expert_beside_launch(const char* suite);
 
 // Report.Progression: naive -> tiled -> coarsened -> register-tiled at lab.json "progression" sizes,
 // the student's kernels where this lab has them and every technique's reference (another lab's, for

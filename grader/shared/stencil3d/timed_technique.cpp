@@ -80,6 +80,17 @@ std::string speed_test_of(Technique t) {
     return std::string("Speed.") + tests[int(t)];
 }
 
+std::vector<gpulab::GeometryCheck> with_timed_draws(std::vector<gpulab::GeometryCheck> checks) {
+    for (gpulab::GeometryCheck& check : checks) {
+        // The precision from the buffer's size: speed.cpp's buffers hold the grid's cells of one type.
+        const bool f64 = check.buffer_bytes.at(kInput) == grid_of_instance(check).cells() * sizeof(double);
+        const gpulab::BufferDraw in = f64 ? gpulab::BufferDraw::doubles(gpulab::FreshDraw{})
+                                          : gpulab::BufferDraw::floats(gpulab::FreshDraw{});
+        check.draws = {in, gpulab::BufferDraw::output_like(in)};
+    }
+    return checks;
+}
+
 std::vector<gpulab::GeometryCheck> timed_launches_of(Technique t, Precision p) {
     std::vector<gpulab::GeometryCheck> out;
     const std::string suffix = std::string("_") + precision_name(p);

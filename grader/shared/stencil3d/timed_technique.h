@@ -22,6 +22,11 @@ namespace stencil3d_grading {
 const char* timed_suite(Technique t);
 std::string speed_test_of(Technique t);
 
+// speed.cpp's timed_geometry_checks, each buffer described as the speed test draws it (speed.cpp's FreshDraw{}:
+// values -1 ... 1 in the input's precision; the output not read): what a launch counted in its place is given. For
+// the labs' registrations: add_geometry_checks([] { return with_timed_draws(timed_geometry_checks(t, suite)); }).
+std::vector<gpulab::GeometryCheck> with_timed_draws(std::vector<gpulab::GeometryCheck> checks);
+
 // The technique's timed launches (every speed case), in one precision.
 std::vector<gpulab::GeometryCheck> timed_launches_of(Technique t, Precision p);
 

@@ -1,0 +1,348 @@
+// Reading a launch's counters in this process with CUPTI's range profiler (sample_counters.h).
+//
+// One session per process, set up at the first read: the profiler, the chip's host objects and one configuration
+// image per metric list, and the range profiler enabled on the context once (enabling it costs 5 ms and disabling
+// 18 ms on an H100, and a kernel's SASS is patched again after each enable: 170 ms). Between reads it stays enabled
+// and idle, which costs a timed launch nothing (sample_counters.h). Each read: set the list's configuration, start,
+// run the launch (auto ranges: one range per kernel; kernel replay: CUPTI replays each kernel once per pass and
+// restores the memory it may write), stop, decode, evaluate each range.
+#include "gpulab/sample_counters.h"
+
+#include "gpulab/access_diagnosis.h"
+#include "gpulab/cuda_check.h"
+#include "gpulab/device_facts.h"
+
+#include <cuda.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_result.h>
+#include <cupti_target.h>
+
+#include <dlfcn.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <mutex>
+#include <stdexcept>
+
+namespace gpulab {
+namespace {
+
+std::string cupti_text(CUptiResult r) {
+    const char* text = nullptr;
+    cuptiGetResultString(r, &text);
+    return (text ? std::string(text) : "CUPTI error") + " (" + std::to_string(int(r)) + ")";
+}
+
+// A call that fails says which, in words.
+struct CuptiFailure : std::runtime_error {
+    CuptiFailure(const char* call, CUptiResult r) : std::runtime_error(std::string(call) + ": " + cupti_text(r)), result(r) {}
+    CUptiResult result;
+};
+#define GPULAB_CUPTI(call)                                       \
+    do {                                                         \
+        const CUptiResult gpulab_r_ = (call);                    \
+        if (gpulab_r_ != CUPTI_SUCCESS) throw CuptiFailure(#call, gpulab_r_); \
+    } while (0)
+
+// The machine's reason a CUPTI failure gives, in a student's words, where it is one.
+std::string machine_reason(const CuptiFailure& f) {
+    switch (f.result) {
+        case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+            return "this user may not read the GPU's performance counters (ERR_NVGPUCTRPERM): an administrator can "
+                   "allow it for every user with the NVIDIA driver's module option NVreg_RestrictProfilingToAdminUsers=0 "
+                   "(see https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
+        case CUPTI_ERROR_NOT_SUPPORTED:
+        case CUPTI_ERROR_NOT_COMPATIBLE:
+            return std::string("CUPTI cannot read this GPU's counters (") + f.what() + ")";
+        case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+        case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
+            return std::string("another profiler is attached to this process (") + f.what() + ")";
+        default:
+            return std::string("the GPU's counters could not be read (") + f.what() + ")";
+    }
+}
+
+CUcontext current_context();
+void load_perfworks_beside_cupti();
+
+struct ListConfig {
+    std::vector<std::string> names;
+    std::vector<const char*> pointers;  // into names
+    CUpti_Profiler_Host_Object* host = nullptr;
+    std::vector<std::uint8_t> config, counter_data;
+    int passes = 0;
+};
+
+class Session {
+public:
+    // Set up once; false with *why (the machine's reason) where counters cannot be read here.
+    bool ready(std::string* why) {
+        std::call_once(once_, [this] {
+            try {
+                set_up();
+            } catch (const CuptiFailure& f) {
+                why_ = machine_reason(f);
+            } catch (const std::exception& e) {
+                why_ = std::string("the GPU's counters could not be read: ") + e.what();
+            }
+        });
+        if (why) *why = why_;
+        return why_.empty();
+    }
+
+    SampleCounters read(const std::function<void()>& launch, CounterList which) {
+        std::lock_guard<std::mutex> guard(mutex_);
+        SampleCounters out;
+        const auto started = std::chrono::steady_clock::now();
+        ListConfig& list = which == CounterList::full ? full_ : check_;
+        out.passes = list.passes;
+        try {
+            initialize_counter_data(list);
+            set_config(list);
+            CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+            start.pRangeProfilerObject = object_;
+            GPULAB_CUPTI(cuptiRangeProfilerStart(&start));
+            std::string launch_error;
+            try {
+                launch();
+                GPULAB_CUDA_CHECK(cudaGetLastError());
+                GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
+            } catch (const std::exception& e) {
+                launch_error = e.what();
+            }
+            CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+            stop.pRangeProfilerObject = object_;
+            GPULAB_CUPTI(cuptiRangeProfilerStop(&stop));
+            CUpti_RangeProfiler_DecodeData_Params decode{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+            decode.pRangeProfilerObject = object_;
+            GPULAB_CUPTI(cuptiRangeProfilerDecodeData(&decode));
+            if (!launch_error.empty()) {
+                out.error = "the launch failed while it was profiled: " + launch_error;
+                out.launch_at_fault = true;
+            } else if (decode.numOfRangeDropped > 0) {
+                out.error = "the launch ran more than " + std::to_string(kMaxProfiledKernels) +
+                            " kernels, more than the grader profiles in one launch (" +
+                            std::to_string(decode.numOfRangeDropped) + " were left out)";
+                out.launch_at_fault = true;
+            } else if (!stop.isAllPassSubmitted) {
+                out.error = "CUPTI did not finish the profile's passes";
+            }
+            if (out.error.empty()) evaluate(list, out);
+        } catch (const CuptiFailure& f) {
+            out.error = machine_reason(f);
+        }
+        out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        return out;
+    }
+
+private:
+    void set_up() {
+        const DeviceFacts& facts = device_facts();
+        if (!facts.available) throw std::runtime_error("no CUDA GPU: " + facts.unavailable_reason);
+        GPULAB_CUDA_CHECK(cudaFree(nullptr));  // the primary context exists from here on
+        context_ = current_context();
+        load_perfworks_beside_cupti();
+        CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+        GPULAB_CUPTI(cuptiProfilerInitialize(&init));
+        int device = 0;
+        GPULAB_CUDA_CHECK(cudaGetDevice(&device));
+        CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+        chip.deviceIndex = std::size_t(device);
+        GPULAB_CUPTI(cuptiDeviceGetChipName(&chip));
+        chip_ = chip.pChipName;
+        CUpti_Profiler_GetCounterAvailability_Params availability{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+        availability.ctx = context_;
+        GPULAB_CUPTI(cuptiProfilerGetCounterAvailability(&availability));
+        availability_.resize(availability.counterAvailabilityImageSize);
+        availability.pCounterAvailabilityImage = availability_.data();
+        GPULAB_CUPTI(cuptiProfilerGetCounterAvailability(&availability));
+        const bool shared = shared_bytes_counted();
+        configure(check_, counter_metrics(CounterList::check, shared));
+        configure(full_, counter_metrics(CounterList::full, shared));
+        CUpti_RangeProfiler_Enable_Params enable{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+        enable.ctx = context_;
+        GPULAB_CUPTI(cuptiRangeProfilerEnable(&enable));
+        object_ = enable.pRangeProfilerObject;
+        for (ListConfig* list : {&check_, &full_}) size_counter_data(*list);
+    }
+
+    CUpti_Profiler_Host_Object* host_with(const std::vector<const char*>& metrics) {
+        CUpti_Profiler_Host_Initialize_Params init{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+        init.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+        init.pChipName = chip_.c_str();
+        init.pCounterAvailabilityImage = availability_.data();
+        GPULAB_CUPTI(cuptiProfilerHostInitialize(&init));
+        CUpti_Profiler_Host_ConfigAddMetrics_Params add{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+        add.pHostObject = init.pHostObject;
+        add.ppMetricNames = const_cast<const char**>(metrics.data());
+        add.numMetrics = metrics.size();
+        const CUptiResult r = cuptiProfilerHostConfigAddMetrics(&add);
+        if (r != CUPTI_SUCCESS) {
+            release(init.pHostObject);
+            return nullptr;
+        }
+        return init.pHostObject;
+    }
+
+    static void release(CUpti_Profiler_Host_Object* host) {
+        CUpti_Profiler_Host_Deinitialize_Params done{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+        done.pHostObject = host;
+        cuptiProfilerHostDeinitialize(&done);
+    }
+
+    // The list's host object and configuration image. Where CUPTI refuses the whole list, each metric is tried alone
+    // and the refused ones are left out (named on stderr): the report shows "-" for a figure it lacks.
+    void configure(ListConfig& list, std::vector<std::string> names) {
+        list.names = std::move(names);
+        auto pointers = [&list] {
+            list.pointers.clear();
+            for (const std::string& n : list.names) list.pointers.push_back(n.c_str());
+        };
+        pointers();
+        list.host = host_with(list.pointers);
+        if (!list.host) {
+            std::vector<std::string> kept;
+            for (const std::string& n : list.names) {
+                CUpti_Profiler_Host_Object* alone = host_with({n.c_str()});
+                if (alone) kept.push_back(n), release(alone);
+                else std::cerr << "[gpulab] CUPTI does not collect " << n << " on " << chip_ << ": left out\n";
+            }
+            list.names = kept;
+            pointers();
+            list.host = host_with(list.pointers);
+            if (!list.host) throw std::runtime_error("CUPTI refused the metric list on " + chip_);
+        }
+        CUpti_Profiler_Host_GetConfigImageSize_Params size{CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+        size.pHostObject = list.host;
+        GPULAB_CUPTI(cuptiProfilerHostGetConfigImageSize(&size));
+        list.config.resize(size.configImageSize);
+        CUpti_Profiler_Host_GetConfigImage_Params image{CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+        image.pHostObject = list.host;
+        image.configImageSize = list.config.size();
+        image.pConfigImage = list.config.data();
+        GPULAB_CUPTI(cuptiProfilerHostGetConfigImage(&image));
+        CUpti_Profiler_Host_GetNumOfPasses_Params passes{CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+        passes.configImageSize = list.config.size();
+        passes.pConfigImage = list.config.data();
+        GPULAB_CUPTI(cuptiProfilerHostGetNumOfPasses(&passes));
+        list.passes = int(passes.numOfPasses);
+    }
+
+    void size_counter_data(ListConfig& list) {
+        CUpti_RangeProfiler_GetCounterDataSize_Params size{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+        size.pRangeProfilerObject = object_;
+        size.pMetricNames = list.pointers.data();
+        size.numMetrics = list.pointers.size();
+        size.maxNumOfRanges = kMaxProfiledKernels;
+        size.maxNumRangeTreeNodes = kMaxProfiledKernels;
+        GPULAB_CUPTI(cuptiRangeProfilerGetCounterDataSize(&size));
+        list.counter_data.assign(size.counterDataSize, 0);
+    }
+
+    // A fresh image before every read: ranges would accumulate from one read to the next otherwise.
+    void initialize_counter_data(ListConfig& list) {
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
+            CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+        init.pRangeProfilerObject = object_;
+        init.counterDataSize = list.counter_data.size();
+        init.pCounterData = list.counter_data.data();
+        GPULAB_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&init));
+    }
+
+    void set_config(ListConfig& list) {
+        CUpti_RangeProfiler_SetConfig_Params set{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+        set.pRangeProfilerObject = object_;
+        set.configSize = list.config.size();
+        set.pConfig = list.config.data();
+        set.counterDataImageSize = list.counter_data.size();
+        set.pCounterDataImage = list.counter_data.data();
+        set.range = CUPTI_AutoRange;
+        set.replayMode = CUPTI_KernelReplay;
+        set.maxRangesPerPass = kMaxProfiledKernels;
+        set.numNestingLevels = 1;
+        set.minNestingLevel = 1;
+        set.passIndex = 0;
+        set.targetNestingLevel = 1;
+        GPULAB_CUPTI(cuptiRangeProfilerSetConfig(&set));
+    }
+
+    void evaluate(ListConfig& list, SampleCounters& out) {
+        CUpti_RangeProfiler_GetCounterDataInfo_Params info{CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+        info.pCounterDataImage = list.counter_data.data();
+        info.counterDataImageSize = list.counter_data.size();
+        GPULAB_CUPTI(cuptiRangeProfilerGetCounterDataInfo(&info));
+        std::vector<double> values(list.pointers.size());
+        for (std::size_t r = 0; r < info.numTotalRanges; ++r) {
+            CUpti_Profiler_Host_EvaluateToGpuValues_Params eval{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+            eval.pHostObject = list.host;
+            eval.pCounterDataImage = list.counter_data.data();
+            eval.counterDataImageSize = list.counter_data.size();
+            eval.rangeIndex = r;
+            eval.ppMetricNames = list.pointers.data();
+            eval.numMetrics = list.pointers.size();
+            eval.pMetricValues = values.data();
+            GPULAB_CUPTI(cuptiProfilerHostEvaluateToGpuValues(&eval));
+            ProfiledKernel k;
+            for (std::size_t m = 0; m < list.names.size(); ++m) k.metrics[list.names[m]] = values[m];
+            out.kernels.push_back(std::move(k));
+        }
+    }
+
+    std::once_flag once_;
+    std::string why_;
+    std::mutex mutex_;
+    CUcontext context_ = nullptr;
+    std::string chip_;
+    std::vector<std::uint8_t> availability_;
+    ListConfig check_, full_;
+    CUpti_RangeProfiler_Object* object_ = nullptr;
+};
+
+// The driver's current context, through the runtime's entry points (the grader does not link the driver: a machine
+// without one starts GPU graders too, to list their tests).
+CUcontext current_context() {
+    using GetCurrent = CUresult (*)(CUcontext*);
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    GPULAB_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &entry, 12000, cudaEnableDefault, &found));
+    CUcontext ctx = nullptr;
+    if (found != cudaDriverEntryPointSuccess || !entry || reinterpret_cast<GetCurrent>(entry)(&ctx) != CUDA_SUCCESS || !ctx)
+        throw std::runtime_error("no current CUDA context");
+    return ctx;
+}
+
+// CUPTI loads the PerfWorks libraries (libnvperf_host, libnvperf_target) by name when profiling starts, which finds
+// them only where the loader's path has the toolkit's library folder. Loading them first from the folder libcupti was
+// loaded from makes the later load by name find them whatever LD_LIBRARY_PATH says.
+void load_perfworks_beside_cupti() {
+    Dl_info info{};
+    if (!dladdr(reinterpret_cast<void*>(&cuptiGetResultString), &info) || !info.dli_fname) return;
+    const std::string cupti = info.dli_fname;
+    const std::string dir = cupti.substr(0, cupti.rfind('/') + 1);
+    for (const char* name : {"libnvperf_host.so", "libnvperf_target.so"}) dlopen((dir + name).c_str(), RTLD_NOW | RTLD_GLOBAL);
+}
+
+Session& session() {
+    static Session* s = new Session;  // never destroyed: CUPTI must not be torn down after the context
+    return *s;
+}
+
+}  // namespace
+
+bool counters_readable(std::string* why) { return session().ready(why); }
+
+SampleCounters read_counters(const std::function<void()>& launch, CounterList list) {
+    std::string why;
+    if (!session().ready(&why)) {
+        SampleCounters out;
+        out.error = why;
+        return out;
+    }
+    return session().read(launch, list);
+}
+
+}  // namespace gpulab

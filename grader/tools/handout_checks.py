@@ -298,6 +298,13 @@ def proportional(c):
     return sum(1 for t in c["tests"] if t.get("credit") == "proportional")
 
 
+# The shared-memory bar every counted technique test holds a tiled kernel to (gpulab/shared_reads.h).
+SHARED_READS = ("; and at least {technique.shared_reads.min_reads_per_write} reads of shared memory per value written "
+                "there, on the small grids and the timed launches (shared memory counted in one block of each class "
+                "of a grid that holds at least {technique.shared_reads.least_class_share:pct} of its blocks, at most "
+                "{technique.shared_reads.faults_per_block} accesses of a block counted, 0 meaning all of them, and "
+                "{technique.shared_reads.small_blocks} of a small grid's blocks run)")
+
 STENCIL3D_COMMON = {
     "Stability.MaximumPrinciple": "{stability.long_run}; values within the start's range (slack "
                                   "{stability.max_principle_slack:each}); end within a relative L2 error of "
@@ -313,7 +320,8 @@ STENCIL3D_MATCH = ("{correctness.sizes}, each in {correctness.precisions}: every
                    "{correctness.float_rel_tol} (float) or {correctness.double_rel_tol} (double) of the sum of "
                    "the seven terms' magnitudes")
 STENCIL3D_READS = ("reads of `in` counted at {technique.reads.sizes} and one grid drawn per run "
-                   "{technique.reads.random:range}: at most {technique.reads.max_per_cell} per interior cell")
+                   "{technique.reads.random:range}: at most {technique.reads.max_per_cell} per interior cell" +
+                   SHARED_READS)
 STENCIL3D_PLANES = ("launch recorded at {technique.size:size}: shared memory (values of T per thread) at least "
                     "{technique.%s}%s; at least {technique.min_planes_per_thread} z-planes per thread")
 
@@ -363,6 +371,16 @@ def stencil3d_prose(match_test, speed_test, reads_test):
         P(match_test, r"the (\d+) correctness cases", "correctness", kind="case_count3d"),
         P("all tests", r"with a (\d+) s time limit", "test_timeout_s"),
     ]
+
+
+def shared_reads_prose(test, budget=False):
+    """The shared-memory bar the handout states for its counted technique test (and the budget of accesses a
+    block's shared memory is counted over, where the lab sets one)."""
+    out = [P(test, r"the reads of shared memory per value written there must be at least \*\*(" + NUM + r")\*\*",
+             "technique.shared_reads.min_reads_per_write")]
+    if budget:
+        out.append(P(test, r"over (?:its|their) first (\d+) accesses", "technique.shared_reads.faults_per_block"))
+    return out
 
 
 COARSE_WHAT = ("their 2D tile (a block of threads less a one-cell halo a side) on each of the P planes they "
@@ -486,7 +504,7 @@ LABS = {
                                                 "{speed.N}×{speed.N} launch ({technique.reads.timed_blocks} of its "
                                                 "blocks): at most {technique.reads.max_reads_per_cell} per interior "
                                                 "cell; one kernel, block and shared memory at all these sizes and "
-                                                "{technique.nx}×{technique.ny}",
+                                                "{technique.nx}×{technique.ny}" + SHARED_READS,
             "Speed.NaiveThroughput": "{speed.N}×{speed.N}; " + SPEED_FIELD,
             "Speed.TiledThroughput": "{speed.N}×{speed.N}; the same rules",
             "Report.Snapshots": "a frame every {snapshots.every} time units, {snapshots.kernel} kernel",
@@ -497,7 +515,7 @@ LABS = {
                "their bx × by tile and its halo (corners left out)", "per interior cell",
                [("32 × 8", (32, 8)), ("16 × 16", (16, 16)), ("8 × 8", (8, 8)), ("32 × 4", (32, 4)),
                 ("32 × 2", (32, 2)), ("32 × 1", (32, 1))]),
-        prose=[
+        prose=shared_reads_prose("Technique.ComputesFromSharedTile", budget=False) + [
             P("all tests", r"runs with a (\d+) s time limit", "test_timeout_s"),
             P("NaiveStep.MatchesOracle", r"One `launch_step_naive` for (\d+) grids", "step.sizes", kind="count"),
             P("NaiveStep.MatchesOracle", r"grids, (1×1, 1×2, .*?) and (1031×5)", "step.sizes", kind="sizes_set"),
@@ -582,7 +600,7 @@ LABS = {
                                                 "{speed.width}×{speed.height} launch ({technique.reads.timed_blocks} "
                                                 "of its blocks): at most {technique.reads.max_reads_per_byte} per "
                                                 "output byte; one kernel, block and shared memory per channel count at "
-                                                "all these sizes and {technique.width}×{technique.height}",
+                                                "all these sizes and {technique.width}×{technique.height}" + SHARED_READS,
             "Speed.NaiveThroughput": "{speed.width}×{speed.height}, {speed.channels} channels; " + SPEED_FIELD +
                                      "; launch recorded at {technique.width}×{technique.height}",
             "Speed.TiledThroughput": "the same image; the same rules",
@@ -591,7 +609,7 @@ LABS = {
                lambda c: c["technique"]["reads"]["sizes"], "technique.reads.random", reads_2d_full_halo,
                "their tw × th tile and its whole halo", "per output byte",
                [("32 × 8", (32, 8)), ("16 × 16", (16, 16)), ("8 × 8", (8, 8)), ("4 × 4", (4, 4)), ("2 × 2", (2, 2))]),
-        prose=[
+        prose=shared_reads_prose("Technique.ComputesFromSharedTile", budget=False) + [
             P("all tests", r"with a (\d+) s time limit", "test_timeout_s"),
             P("Naive.MatchesOracle", r"one large size \((\d+×\d+) on a GPU; (\d+×\d+) in CPU execution mode,",
               "random.large", "cpu_mode.random.large", kind="sizes"),
@@ -661,7 +679,7 @@ LABS = {
                "their input tile, IN_TILE³ cells for an output tile of IN_TILE − 2 a side,", "per interior cell",
                [("IN_TILE 10 (8³ output cells)", (8, 8, 8)), ("IN_TILE 8 (6³)", (6, 6, 6)),
                 ("IN_TILE 6 (4³)", (4, 4, 4)), ("IN_TILE 4 (2³)", (2, 2, 2))]),
-        prose=[
+        prose=shared_reads_prose("Technique.ComputesFromSharedTile", budget=False) + [
             P("all tests", r"with a (\d+) s time limit", "test_timeout_s"),
             P("NaiveStencil.MatchesOracle", r"\*\*The sizes:\*\* (.*?), each in float and in double", "correctness.sizes",
               kind="sizes_set"),
@@ -751,7 +769,7 @@ LABS = {
         reads=("Technique.ComputesFromSharedPlanes", "technique.reads.max_per_cell",
                lambda c: c["technique"]["reads"]["sizes"], "technique.reads.random", reads_3d,
                COARSE_WHAT, "per interior cell", coarse_tiles("05")),
-        prose=stencil3d_prose("CoarsenedStencil.MatchesOracle", "Speed.CoarsenedThroughput",
+        prose=shared_reads_prose("Technique.ComputesFromSharedPlanes", budget=True) + stencil3d_prose("CoarsenedStencil.MatchesOracle", "Speed.CoarsenedThroughput",
                               "Technique.ComputesFromSharedPlanes") + [
             P("Technique.CoarsenedInZ", r"must be at least \*\*(" + NUM + r") per thread\*\*",
               "technique.coarsened_min_shared_per_thread"),
@@ -772,7 +790,7 @@ LABS = {
         reads=("Technique.ComputesFromSharedPlane", "technique.reads.max_per_cell",
                lambda c: c["technique"]["reads"]["sizes"], "technique.reads.random", reads_3d,
                COARSE_WHAT, "per interior cell", coarse_tiles("06")),
-        prose=stencil3d_prose("RegisterTiledStencil.MatchesOracle", "Speed.RegisterTiledThroughput",
+        prose=shared_reads_prose("Technique.ComputesFromSharedPlane", budget=True) + stencil3d_prose("RegisterTiledStencil.MatchesOracle", "Speed.RegisterTiledThroughput",
                               "Technique.ComputesFromSharedPlane") + [
             P("Technique.RegisterTiling", r"must be \*\*at least (" + NUM + r") and less than (" + NUM + r") per thread\*\*",
               "technique.tiled_min_shared_per_thread", "technique.coarsened_min_shared_per_thread"),
@@ -801,7 +819,7 @@ LABS = {
                                                  "their blocks, bytes read over a window of K): at most "
                                                  "{technique.timed_max_loads_per_multiply_add} loads of A and B per "
                                                  "multiply-add on whole tiles; one kernel, block and shared memory at "
-                                                 "all these sizes",
+                                                 "all these sizes" + SHARED_READS.replace("the small grids", "the drawn shape"),
             "Speed.NaiveThroughput": "N = {speed.sizes}; at least {speed.min_fraction_of_reference}× the reference's "
                                      "speed, same run; median of {speed.samples} samples after {speed.warmup} "
                                      "warm-ups, up to {speed.max_remeasures} measurements near the bar; output first "
@@ -824,7 +842,7 @@ LABS = {
                "column, each of B once per block row)", "per multiply-add",
                [("64 × 64 (register-blocked)", (64, 64)), ("32 × 32", (32, 32)), ("16 × 16", (16, 16)),
                 ("8 × 8", (8, 8)), ("4 × 4", (4, 4))]),
-        prose=[
+        prose=shared_reads_prose("Technique.ComputesFromSharedTiles", budget=True) + [
             P("all tests", r"with a (\d+) s time limit", "test_timeout_s"),
             P("Naive.MatchesOracle", r"\*\*The shapes \(M × N × K\)\*\*: (.*?): 13 cases", "correctness.shapes_mnk",
               kind="shapes_set"),

@@ -91,7 +91,8 @@ gpulab::GeometryCheck structure_launch() {
 
 // A kernel that computes from its tile reads each cell once plus its share of the halo (1.31 times with 32 x 8
 // blocks); the naive stencil reads 5. Counted in bytes (4 per float read) on small grids, every block, and on the
-// launch Speed.TiledThroughput times, a sample of its blocks.
+// launch Speed.TiledThroughput times, a sample of its blocks. And it reads its tile: about 3.8 reads per value
+// staged there (5 per cell), where a kernel that fills a tile and computes from registers reads none.
 void check_computes_from_shared_tile() {
     const Json& spec = gpulab::config_at(section("technique"), "reads");
     const gpulab::Tolerance tol{section("step").at("rel_tol"), section("step").at("abs_tol")};
@@ -100,8 +101,9 @@ void check_computes_from_shared_tile() {
     const std::vector<int> drawn = gpulab::random_size_for_run(spec.at("random"));  // and one nobody can predict
     grids.push_back({drawn[0], drawn[1]});
     grid2d_grading::TechniqueRuns runs;
+    runs.shared_bar = gpulab::shared_reads_bar(section("technique"));
     for (const Grid& g : grids)
-        runs.small.push_back([g, r, tol] {
+        runs.small.push_back([g, r, tol, bar = runs.shared_bar] {
             auto rng = gpulab::Rng::for_current_test();
             const std::vector<float> in = random_field(rng, g);
             GuardedDeviceArray<float> d_in(g.cells()), d_out(g.cells());
@@ -120,10 +122,14 @@ void check_computes_from_shared_tile() {
             run.launches = recorder.launches();
             run.right = run.count.available &&
                         gpulab::compare(interior_of(d_out.download(), g), expected_interior(in, g, r), interior_shape(g), tol).ok();
+            if (run.right)  // its shared memory, in a few of its blocks (a second run: the output is checked)
+                run.shared = gpulab::count_shared_sample(
+                    [&] { student().launch_step_tiled(d_in.data(), d_out.data(), g.nx, g.ny, r); }, bar, run.count.launches);
             return run;
         });
     const int N = section("speed").at("N");
-    for (const gpulab::GeometryCheck& timed : gpulab::timed_launches("TiledStep")) runs.timed.push_back({timed, "", N, N});
+    for (const gpulab::GeometryCheck& timed : gpulab::timed_launches("TiledStep"))
+        runs.timed.push_back({timed, "", N, N, double(N) * N});
     GPULAB_ASSERT(!runs.timed.empty()) << "grader error: no timed launch of the tiled kernel is registered";
     runs.timed_options.blocks = spec.at("timed_blocks");
     const gpulab::GeometryCheck structure = structure_launch();
@@ -134,7 +140,12 @@ void check_computes_from_shared_tile() {
         .output = "interior cell", .element = "cell", .input = "`in`", .naive = "the naive stencil", .naive_reads = 5,
         .neighbourhood = "the cell and its four neighbours", .halo = grid2d_grading::Halo::edges,
         .launch = "launch_step_tiled", .kernel = "ftcs_tiled", .correctness_test = "TiledStep.MatchesOracle",
-        .speed_test = "Speed.TiledThroughput", .suggested_tiles = {{32, 8}}};
+        .speed_test = "Speed.TiledThroughput", .suggested_tiles = {{32, 8}},
+        .shared = {.kernel = "your tiled kernel", .tile = "its tile",
+                   .implies = "A tiled kernel reads the 5 values each cell needs (the cell and its four neighbours) from "
+                              "its tile, and stages about 1.3 values per cell there (its block's cells and their halo): "
+                              "about 3.8 reads per value staged with 32 x 8 blocks"},
+        .counted_kernel = "your tiled kernel", .counted_element = "input", .counted_per = "cell", .element_bytes = 4};
     grid2d_grading::check_reads_per_output(stencil, spec.at("max_reads_per_cell"), runs);
 }
 

@@ -83,7 +83,9 @@ gpulab::GeometryCheck structure_launch(int c) {
 
 // A kernel that computes from its tile reads each input byte once plus its share of the halo (about 1.3 times
 // with 16 x 16 blocks); the naive kernel 9 times. Counted in bytes (a pixel's channels may be one load or three)
-// on small images, every block, and on the launch Speed.TiledThroughput times, a sample of its blocks.
+// on small images, every block, and on the launch Speed.TiledThroughput times, a sample of its blocks. And it reads
+// its tile: about 7 reads per value staged there, where a kernel that fills a tile and computes from registers
+// reads none.
 void check_computes_from_shared_tile() {
     const Json& spec = gpulab::config_at(section("technique"), "reads");
     auto engine = engine_for_current_test();
@@ -91,8 +93,9 @@ void check_computes_from_shared_tile() {
     const std::vector<int> drawn = gpulab::random_size_for_run(spec.at("random"));  // and one nobody can predict
     sizes.push_back({drawn[0], drawn[1], drawn[2]});
     grid2d_grading::TechniqueRuns runs;
+    runs.shared_bar = gpulab::shared_reads_bar(section("technique"));
     for (const ImageSize& s : sizes)
-        runs.small.push_back([s, &engine] {
+        runs.small.push_back([s, &engine, bar = runs.shared_bar] {
             const Bytes in = random_bytes(engine, std::size_t(s.w) * s.h * s.c);
             GuardedDeviceArray<std::uint8_t> d_in(in.size()), d_out(in.size());
             d_in.upload(in);
@@ -109,12 +112,17 @@ void check_computes_from_shared_tile() {
             });
             run.launches = recorder.launches();
             run.right = run.count.available && d_out.download() == oracle::blur(in, s.w, s.h, s.c);
+            if (run.right)  // its shared memory, in a few of its blocks (a second run: the output is checked)
+                run.shared = gpulab::count_shared_sample(
+                    [&] { student().launch_blur_tiled(d_in.data(), d_out.data(), s.w, s.h, s.c); }, bar,
+                    run.count.launches);
             return run;
         });
     const Json& speed = section("speed");
     const int timed_channels = speed.at("channels");
     for (const gpulab::GeometryCheck& timed : gpulab::timed_launches("Tiled"))
-        runs.timed.push_back({timed, group_of(timed_channels), speed.at("width").get<int>(), speed.at("height").get<int>()});
+        runs.timed.push_back({timed, group_of(timed_channels), speed.at("width").get<int>(), speed.at("height").get<int>(),
+                              speed.at("width").get<double>() * speed.at("height").get<int>() * timed_channels});
     GPULAB_ASSERT(!runs.timed.empty()) << "grader error: no timed launch of the tiled kernel is registered";
     runs.timed_options.blocks = spec.at("timed_blocks");
     for (int c : section("technique").at("channels")) {
@@ -127,7 +135,12 @@ void check_computes_from_shared_tile() {
         .output = "output byte", .element = "pixel", .input = "the input", .naive = "the naive kernel", .naive_reads = 9,
         .neighbourhood = "all 9 values of the 3x3 neighbourhood", .halo = grid2d_grading::Halo::edges_and_corners,
         .launch = "launch_blur_tiled", .kernel = "the tiled kernel", .correctness_test = "Tiled.MatchesOracle",
-        .speed_test = "Speed.TiledThroughput", .suggested_tiles = {{8, 8}, {16, 16}}};
+        .speed_test = "Speed.TiledThroughput", .suggested_tiles = {{8, 8}, {16, 16}},
+        .shared = {.kernel = "your tiled blur", .tile = "its tile",
+                   .implies = "A tiled blur reads the 9 values each output byte needs (its channel of the 3x3 "
+                              "neighbourhood) from its tile, and stages about 1.3 values per output byte there (its "
+                              "block's pixels and their halo): about 7 reads per value staged with 16 x 16 blocks"},
+        .counted_kernel = "your tiled blur", .counted_element = "input", .counted_per = "output byte", .element_bytes = 1};
     grid2d_grading::check_reads_per_output(stencil, spec.at("max_reads_per_byte"), runs);
 }
 

@@ -6,6 +6,7 @@
 #include "oracle.h"
 #include "timed_technique.h"
 
+#include "gpulab/counted_work.h"
 #include "gpulab/launch_geometry.h"
 #include "gpulab/random_size.h"
 #include "gpulab/compare.h"
@@ -16,9 +17,11 @@
 #include "gpulab/launch_recorder.h"
 #include "gpulab/phase_clock.h"
 #include "gpulab/read_counter.h"
+#include "gpulab/shared_reads.h"
 #include "gpulab/timed_launch_count.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <sstream>
 
@@ -258,7 +261,8 @@ TEST(Technique, TiledUsesSharedMemory) {
 // where it cannot count). `launch_seen`, where given, receives the launch that covers C (the most blocks).
 double reads_per_multiply_add(const MatmulApi& api, Kernel kernel, const Shape& s,
                               gpulab::RecordedLaunch* launch_seen = nullptr,
-                              std::vector<gpulab::RecordedLaunch>* all_seen = nullptr) {
+                              std::vector<gpulab::RecordedLaunch>* all_seen = nullptr,
+                              gpulab::SharedReads* shared = nullptr) {
     auto rng = gpulab::Rng::for_current_test();
     const Inputs in = random_inputs(rng, s);
     const std::vector<float>& b = in.b_for(kernel);
@@ -286,7 +290,26 @@ double reads_per_multiply_add(const MatmulApi& api, Kernel kernel, const Shape& 
             ADD_FAILURE() << "grader could not count reads: " << c->why;
             return -1;
         }
+    // Its shared memory, in a block of the product, up to the lab's budget (gpulab/shared_reads.h).
+    if (shared)
+        *shared = gpulab::count_shared_sample(launch, gpulab::shared_reads_bar(section("technique")), a_reads.launches);
     return double(a_reads.reads + b_reads.reads) / s.multiply_adds();
+}
+
+// CPU execution mode's count of a timed launch, per element of C, for the GPU's comparison of its drawn timed
+// samples (gpulab/counted_work.h).
+void record_timed_count(Kernel kernel, const gpulab::GeometryCheck& launch, const TimedReads& t) {
+    const double n = std::round(std::sqrt(double(launch.buffer_bytes.at(0)) / sizeof(float)));  // N x N x N
+    gpulab::CountedWork w;
+    w.suite = launch.suite, w.instance = launch.instance, w.call = t.describe();
+    w.kernel = std::string("your ") + kernel_name(kernel) + " kernel";
+    w.element = "A and B";
+    w.per = "element of C";
+    w.outputs = n * n;
+    w.element_bytes = sizeof(float);
+    w.global_per_output = t.per_mad * n;  // loads per multiply-add, k multiply-adds per element of C
+    w.shared_per_output = t.shared_per_c;
+    gpulab::record_counted_work({w});
 }
 
 // How often the tiled kernels read A and B: a naive kernel reads a float of A and one of B for every
@@ -307,11 +330,19 @@ TEST(Technique, ComputesFromSharedTiles) {
     const std::vector<int> drawn = gpulab::random_size_for_run(section("technique").at("reads_random_mnk"));
     shapes.push_back({drawn[0], drawn[1], drawn[2]});  // and one nobody can predict
     std::vector<gpulab::KernelConfiguration> configurations[2];  // tiled, tiled on Bt
+    // Shared memory is counted on the drawn shape and the timed launches: a shared access costs ~30 us here.
+    std::vector<gpulab::SharedReadsSeen> shared;
     for (Kernel kernel : {Kernel::tiled, Kernel::tiled_bt})
         for (const Shape& s : shapes) {
             gpulab::RecordedLaunch seen;
             std::vector<gpulab::RecordedLaunch> launches;
-            const double per_mad = reads_per_multiply_add(student(), kernel, s, &seen, &launches);
+            gpulab::SharedReads staged;
+            const bool drawn_shape = &s == &shapes.back();
+            const double per_mad =
+                reads_per_multiply_add(student(), kernel, s, &seen, &launches, drawn_shape ? &staged : nullptr);
+            if (drawn_shape)
+                shared.push_back({std::string(kernel_name(kernel)) + " " + s.name(), call_text(kernel, s), staged,
+                                  fixed(per_mad, 3) + " loads of A and B per multiply-add"});
             if (HasFailure()) return;
             configurations[kernel == Kernel::tiled_bt].push_back(gpulab::configuration_of(launches, call_text(kernel, s)));
             figure << (figure.tellp() ? ", " : "") << kernel_name(kernel) << " " << s.name() << " " << fixed(per_mad, 3);
@@ -363,6 +394,9 @@ TEST(Technique, ComputesFromSharedTiles) {
             }
             timed_figure << (timed_figure.tellp() ? ", " : "") << kernel_name(kernel) << " N=" << timed.instance.substr(1)
                          << " " << fixed(t.per_mad, 4);
+            shared.push_back({std::string(kernel_name(kernel)) + " " + timed.instance + " (timed)", t.describe(), t.shared,
+                              fixed(t.per_mad, 4) + " loads of A and B per multiply-add"});
+            record_timed_count(kernel, timed, t);
             testing::Test::RecordProperty("timed_" + std::string(timed_suite(kernel)) + "_" + timed.instance,
                                           t.describe() + ": A " + fixed(t.a_per_mad, 4) + " + B " + fixed(t.b_per_mad, 4) +
                                               " loads per multiply-add, " + fixed(t.seconds, 2) + " s");
@@ -373,10 +407,19 @@ TEST(Technique, ComputesFromSharedTiles) {
         }
     }
     testing::Test::RecordProperty("timed_count_seconds", fixed(timed_seconds, 2));
+    const gpulab::SharedReadsBar shared_bar = gpulab::shared_reads_bar(section("technique"));
+    const double staged = gpulab::expect_reads_from_tile(
+        shared, shared_bar,
+        {"your tiled kernel", "its tiles",
+         "A tiled kernel reads each value it stages in its tiles once for every row (or column) of C that its block "
+         "computes with it: 32 times with 32 x 32 tiles, 16 with 16 x 16 (fewer over a block's first accesses, "
+         "counted here, where its first tiles are loaded)"});
     gpulab::record_figure(figure.str() + " reads per multiply-add" + naive_note + "; timed launches: " +
-                              timed_figure.str() + " loads per multiply-add (" + fixed(timed_seconds, 1) + " s)",
+                              timed_figure.str() + " loads per multiply-add (" + fixed(timed_seconds, 1) +
+                              " s); shared: " + fixed(staged, 2) + " reads per value staged",
                           "<= " + fixed(bound, 2) + " reads of A and B per multiply-add; timed launches <= " +
-                              fixed(timed_bound, 2));
+                              fixed(timed_bound, 2) + "; >= " + fixed(shared_bar.min_reads_per_write, 1) +
+                              " shared reads per value staged");
     GPULAB_EXPECT(timed_problems.str().empty())
         << "The tiled kernels at the sizes the speed tests time, counted in CPU execution mode on a sample of their "
            "blocks (bytes of A and B read, over a window of K chosen for this run):"

@@ -115,6 +115,11 @@ TimedReads count_timed_reads_once(Kernel kernel, const gpulab::GeometryCheck& la
     const std::size_t b_ranges = bt ? bt_rows.size() : 1;
     gpulab::TimedCountOptions options;
     options.blocks = blocks;
+    const gpulab::SharedReadsBar shared_bar = gpulab::shared_reads_bar(section("technique"));
+    // The tiles' reads, in a block of the interior; not in the first look at one corner block (matmul_test.cpp: a
+    // kernel that fails there is not counted further).
+    std::string not_shared;
+    if (blocks > 1) options.shared = gpulab::shared_counting_for(launch, shared_bar, &not_shared);
     options.ranges = [&](const std::vector<void*>& buffers) {
         const auto at = [&](std::size_t buffer, long long element) {
             return static_cast<const void*>(static_cast<const float*>(buffers.at(buffer)) + element);
@@ -138,6 +143,7 @@ TimedReads count_timed_reads_once(Kernel kernel, const gpulab::GeometryCheck& la
         out.why = count.count.why;
         return out;
     }
+    if (blocks > 1) out.shared = gpulab::timed_shared_reads(count, options, shared_bar, not_shared);
     // The main launch: the one with the most blocks (as configuration_of takes it).
     const gpulab::CountedLaunch* main = nullptr;
     for (const gpulab::CountedLaunch& l : count.count.counted_launches)
@@ -167,6 +173,11 @@ TimedReads count_timed_reads_once(Kernel kernel, const gpulab::GeometryCheck& la
         counted.push_back(b);
     }
     out.blocks_counted = counted.size();
+    double shared_read = 0, shared_c = 0;  // blocks whose shared memory was counted whole
+    for (std::size_t i = 0; i < main->blocks.size() && i < main->block_shared.size(); ++i)
+        if (main->block_shared[i].counted && !main->block_shared[i].blocks_capped)
+            shared_read += double(main->block_shared[i].bytes_read) / sizeof(float), shared_c += counted[i].c_all;
+    if (shared_c > 0) out.shared_per_c = shared_read / shared_c;
     double a_loads = 0, b_loads = 0, a_mads = 0, b_mads = 0;
     for (const Block& b : counted) {
         if (most == 0 || b.c_all < most) continue;  // an edge block's partial tile

@@ -27,9 +27,11 @@
 #include "matmul_grading.h"
 
 #include "gpulab/launch_geometry.h"
+#include "gpulab/shared_reads.h"
 #include "gpulab/timed_launch_count.h"
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,12 @@ struct TimedReads {
     std::string why;         // when not available
     double per_mad = 0, a_per_mad = 0, b_per_mad = 0;  // loads of A and B per multiply-add, whole-tile blocks
     double worst_block = 0;  // the highest whole-tile block's figure
+    // Its shared memory in a block of the grid's interior, up to lab.json technique.shared_reads' budget
+    // (gpulab/shared_reads.h): a tile block reads each staged value once per row or column of its tile.
+    gpulab::SharedReads shared;
+    // Shared floats read per element of C, over the counted blocks whose shared memory was counted whole (NaN where
+    // each was counted only up to the budget).
+    double shared_per_c = std::numeric_limits<double>::quiet_NaN();
     unsigned long long blocks_judged = 0, blocks_counted = 0, grid_blocks = 0;
     int window = 0, b_window = 0, row_every = 0;
     gpulab::KernelConfiguration configuration;
@@ -55,7 +63,7 @@ struct TimedReads {
 std::vector<gpulab::RecordedLaunch> dry_run_timed(const gpulab::GeometryCheck& launch, std::size_t max_bytes = SIZE_MAX);
 
 // Counts one registered timed launch of a tiled kernel (blocks: the sample of each launch; 0: only its
-// configuration, from a dry run).
+// configuration, from a dry run), and its shared memory as lab.json technique.shared_reads says.
 TimedReads count_timed_reads(Kernel kernel, const gpulab::GeometryCheck& launch, unsigned long long blocks);
 
 }  // namespace matmul_grading

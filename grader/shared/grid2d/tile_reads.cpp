@@ -126,6 +126,23 @@ void expect_same_block_work(const BlockWork& small, const std::set<unsigned long
         }
 }
 
+// CPU execution mode's count of a timed launch, per output element, for the GPU's comparison of its drawn timed
+// samples (gpulab/counted_work.h): global elements read from every buffer, shared elements read in the blocks whose
+// shared memory was counted whole.
+void record_timed_count(const TiledStencil& s, const TimedRun& timed, const gpulab::TimedLaunchCount& t) {
+    const double written = t.bytes_written(kOutput);
+    double read = 0;
+    for (std::size_t b = 0; b < t.page_every.size(); ++b) read += t.bytes_read(b);
+    gpulab::CountedWork w;
+    w.suite = timed.launch.suite, w.instance = timed.launch.instance, w.call = t.describe();
+    w.kernel = s.counted_kernel, w.element = s.counted_element, w.per = s.counted_per;
+    w.outputs = timed.outputs;
+    w.element_bytes = s.element_bytes;
+    w.global_per_output = read / written;  // bytes per byte: input and output elements are the same type
+    w.shared_per_output = gpulab::shared_elements_per_output(t.count, kOutput, t.page_every.at(kOutput));
+    gpulab::record_counted_work({w});
+}
+
 }  // namespace
 
 void check_reads_per_output(const TiledStencil& s, double bound, const TechniqueRuns& runs) {
@@ -145,6 +162,10 @@ void check_reads_per_output(const TiledStencil& s, double bound, const Technique
         figure += (figure.empty() ? "" : ", ") + fixed(per_output, 2) + " reads/" + unit + " at " + label;
     };
 
+    std::vector<gpulab::SharedReadsSeen> shared;
+    const auto global_words = [&](double per_output) {
+        return fixed(per_output, 2) + " reads of " + s.input + " per " + s.output;
+    };
     for (const auto& counted : runs.small) {
         const CountedRun run = counted();
         GPULAB_ASSERT(run.count.available) << "grader error: could not count the reads of " << run.call << ": " << run.count.why;
@@ -157,6 +178,8 @@ void check_reads_per_output(const TiledStencil& s, double bound, const Technique
             << " with cudaMemcpy while it ran. The tiled kernel reads " << s.input << " itself, into a shared-memory "
             << "tile, and computes from the tile.";
         consider(double(in.bytes_read) / run.output_bytes, run.call, run.size, run.size, run.launches, run.nx, run.ny);
+        shared.push_back({run.size, run.call, run.shared,
+                          global_words(double(in.bytes_read) / run.output_bytes)});
         configurations[run.group].push_back(gpulab::configuration_of(run.launches, run.call));
         const std::set<unsigned long long> writes = full_block_writes(run.count);
         if (writes.size() == 1 && !block_work.count(run.group)) block_work[run.group] = {*writes.begin(), run.call};
@@ -164,7 +187,10 @@ void check_reads_per_output(const TiledStencil& s, double bound, const Technique
 
     double seconds = 0;
     for (const TimedRun& timed : runs.timed) {
-        const gpulab::TimedLaunchCount t = gpulab::count_timed_launch(timed.launch, runs.timed_options);
+        gpulab::TimedCountOptions timed_options = runs.timed_options;
+        std::string not_shared;  // in a few of its blocks: the tile's reads
+        timed_options.shared = gpulab::shared_counting_for(timed.launch, runs.shared_bar, &not_shared);
+        const gpulab::TimedLaunchCount t = gpulab::count_timed_launch(timed.launch, timed_options);
         seconds += t.seconds;
         GPULAB_ASSERT(t.count.available) << "grader error: could not count the timed launch " << t.describe() << ": "
                                          << t.count.why;
@@ -180,6 +206,10 @@ void check_reads_per_output(const TiledStencil& s, double bound, const Technique
         if (written <= 0) continue;
         consider(t.bytes_read(kInput) / written, where + ",", timed.launch.instance,
                  timed.launch.instance + " (timed, " + std::to_string(t.blocks_run) + " blocks)", t.launches, timed.nx, timed.ny);
+        shared.push_back({timed.launch.instance + " (timed)", where,
+                          gpulab::timed_shared_reads(t, timed_options, runs.shared_bar, not_shared),
+                          global_words(t.bytes_read(kInput) / written)});
+        record_timed_count(s, timed, t);
         if (block_work.count(timed.group)) expect_same_block_work(block_work.at(timed.group), full_block_writes(t.count), where);
     }
     testing::Test::RecordProperty("timed_count_seconds", fixed(seconds, 2));
@@ -188,8 +218,10 @@ void check_reads_per_output(const TiledStencil& s, double bound, const Technique
 
     if (worst < 0) return;  // nothing was counted: the failures above say why
     const std::string naive_reads = std::to_string(s.naive_reads);
-    gpulab::record_figure(figure + " (naive: " + naive_reads + ")",
-                          "<= " + fixed(bound, 1) + " reads/" + unit + " (bytes of the input read per byte written)");
+    const double staged = gpulab::expect_reads_from_tile(shared, runs.shared_bar, s.shared);
+    gpulab::record_figure(figure + " (naive: " + naive_reads + "); shared: " + fixed(staged, 2) + " reads per value staged",
+                          "<= " + fixed(bound, 1) + " reads/" + unit + " (bytes of the input read per byte written); >= " +
+                              fixed(runs.shared_bar.min_reads_per_write, 1) + " shared reads per value staged");
     std::string why;
     switch (gpulab::classify_tile_use(worst, s.naive_reads)) {
     case gpulab::TileUse::like_naive:

@@ -12,9 +12,11 @@
 // block, and bytes written per full block).
 #pragma once
 
+#include "gpulab/counted_work.h"
 #include "gpulab/launch_geometry.h"
 #include "gpulab/launch_recorder.h"
 #include "gpulab/read_counter.h"
+#include "gpulab/shared_reads.h"
 #include "gpulab/timed_launch_count.h"
 
 #include <functional>
@@ -45,6 +47,7 @@ struct CountedRun {
     int nx = 0, ny = 0;            // the grid the tiles cover (cells, pixels)
     double output_bytes = 0;       // the bytes of the values it computes (interior cells x 4, pixels x channels)
     gpulab::AccessCount count;     // ranges kInput and kOutput
+    gpulab::SharedReads shared;    // a second run, shared memory only, on a sample of blocks (count_shared_sample)
     bool right = false;            // its output matched the oracle
     std::vector<gpulab::RecordedLaunch> launches;  // CPU execution mode's record: the grid, the configuration
 };
@@ -55,6 +58,7 @@ struct TimedRun {
     gpulab::GeometryCheck launch;
     std::string group;
     int nx = 0, ny = 0;
+    double outputs = 0;  // the output elements it computes (cells; pixels x channels): the recorded count's unit
 };
 
 // The launch Technique.SharedMemoryTile (or its lab's name for it) judges, at its size, as a configuration.
@@ -87,19 +91,28 @@ struct TiledStencil {
     std::string correctness_test;  // "TiledStep.MatchesOracle": where a wrong output is explained
     std::string speed_test;        // "Speed.TiledThroughput": the test that times the timed launches
     std::vector<std::pair<int, int>> suggested_tiles;  // tile sizes (x, y) the advice offers, e.g. {{32, 8}}
+    // The shared-memory reads the technique implies (gpulab/shared_reads.h), in the lab's words.
+    gpulab::SharedReadsWording shared;
+    // How the count of a timed launch is recorded (gpulab/counted_work.h): "your tiled kernel", "input", "cell", 4.
+    std::string counted_kernel, counted_element = "input", counted_per;
+    double element_bytes = 4;
 };
 
 struct TechniqueRuns {
     std::vector<std::function<CountedRun()>> small;  // the lab's sizes, and one drawn for this run
     std::vector<TimedRun> timed;                     // the tiled kernel's timed launches
-    gpulab::TimedCountOptions timed_options;         // blocks sampled per timed launch
+    gpulab::TimedCountOptions timed_options;         // blocks sampled per timed launch (its shared counting: set
+                                                     // from shared_bar)
     std::vector<StructureLaunch> structure;          // the structure test's launches, recreated in a dry run
+    gpulab::SharedReadsBar shared_bar;               // lab.json technique.shared_reads
 };
 
 // The body of Technique.ComputesFromSharedTile: counts each small run, then each timed launch, and holds the
-// worst input bytes read per output byte to `bound`; all their launches and the structure test's must be one
-// configuration per group. A small size where the output is not right yet skips the test (the correctness test
-// says why); a launch that copied the input to the host fails it, as does a timed sample that wrote nothing.
+// worst input bytes read per output byte to `bound` and the fewest shared reads per value staged to
+// runs.shared_bar; all their launches and the structure test's must be one configuration per group. A small size
+// where the output is not right yet skips the test (the correctness test says why); a launch that copied the input
+// to the host fails it, as does a timed sample that wrote nothing. Each timed launch's count is recorded for the
+// GPU's comparison (gpulab::record_counted_work).
 void check_reads_per_output(const TiledStencil& stencil, double bound, const TechniqueRuns& runs);
 
 }  // namespace grid2d_grading

@@ -4,6 +4,7 @@
 #include "timed_technique.h"
 
 #include "gpulab/random_size.h"
+#include "gpulab/counted_work.h"
 #include "gpulab/cuda_check.h"
 #include "gpulab/format.h"
 #include "gpulab/grader_test.h"
@@ -11,6 +12,7 @@
 #include "gpulab/launch_recorder.h"
 #include "gpulab/random.h"
 #include "gpulab/read_counter.h"
+#include "gpulab/shared_reads.h"
 
 #include <algorithm>
 #include <map>
@@ -167,16 +169,46 @@ struct ReadsSeen {
 };
 
 // The configurations each precision's launches ran, and the cells a full block wrote on the first small grid
-// that had full blocks, for one comparison at the end.
+// that had full blocks, for one comparison at the end; and each count's shared reads (gpulab/shared_reads.h).
 struct SeenLaunches {
     std::map<Precision, std::vector<gpulab::KernelConfiguration>> configurations;
     std::map<Precision, std::pair<double, std::string>> cells_per_block;  // cells, where
+    std::vector<gpulab::SharedReadsSeen> shared;
 };
+
+std::string global_words(double per_cell) { return fixed(per_cell, 2) + " reads of the input per cell"; }
+
+// What each technique implies for its shared-memory reads, from the reference kernels' own counts.
+gpulab::SharedReadsWording shared_wording(Technique t) {
+    switch (t) {
+        case Technique::tiled:
+            return {"your tiled kernel", "its tile",
+                    "A tiled kernel reads the 7 values each cell needs (the cell and its six neighbours) from its tile, "
+                    "and stages about 2.4 values per cell there with 8 x 8 x 8 blocks (its block's cells and their "
+                    "halo): about 3 reads per value staged"};
+        case Technique::coarsened:
+            return {"your coarsened kernel", "its three shared planes",
+                    "A coarsened kernel reads the 7 values each cell needs from its three shared planes (below, "
+                    "current, above), and stages about 1.1 values per cell in each plane it loads (with 32 x 32 "
+                    "blocks): about 2.7 reads per value staged over a whole column when the planes move down by "
+                    "copying, more when only pointers to them rotate; about 2 over a block's first accesses, which "
+                    "are what is counted here (its first planes are written before they are read)"};
+        case Technique::register_tiled:
+            return {"your register-tiled kernel", "its shared plane",
+                    "A register-tiled kernel reads each cell's four x and y neighbours from its shared plane (the cell "
+                    "and its z neighbours are the thread's own registers), and stages about 1.1 values per cell "
+                    "there with 32 x 32 blocks: about 3.5 reads per value staged over a whole column, about 2.6 over "
+                    "a block's first accesses, which are what is counted here"};
+        case Technique::naive: break;
+    }
+    return {"your kernel", "its shared memory", "A naive kernel stages nothing in shared memory"};
+}
 
 // The small grids: lab.json technique.reads.sizes and one drawn for the run, every block counted. Bytes, not load
 // instructions: how a compiler merges loads changes nothing.
 template <typename T>
-void small_grid_reads(Technique t, ReadsSeen* seen, SeenLaunches* launches, double bound) {
+void small_grid_reads(Technique t, ReadsSeen* seen, SeenLaunches* launches, double bound,
+                      const gpulab::SharedReadsBar& bar) {
     const Precision p = precision_of<T>();
     const gpulab::Json& spec = section("technique").at("reads");
     std::vector<Grid3> grids;
@@ -210,7 +242,28 @@ void small_grid_reads(Technique t, ReadsSeen* seen, SeenLaunches* launches, doub
         launches->configurations[p].push_back(gpulab::configuration_of(recorder.launches(), call));
         const std::vector<double> cells = cells_per_full_block(count, 1, sizeof(T));
         if (cells.size() == 1 && !launches->cells_per_block.count(p)) launches->cells_per_block[p] = {cells.front(), call};
+        // Its shared memory, in a few of its blocks: a second run (its output was checked above).
+        const gpulab::SharedReads shared = gpulab::count_shared_sample(
+            [&] { student().of(t).get<T>()(d_in.data(), d_out.data(), g.nx, g.ny, g.nz, oracle::narrow<T>(c)); }, bar,
+            count.launches);
+        launches->shared.push_back({g.name() + " " + precision_name(p), call, shared,
+                                    global_words(double(read.bytes_read) / written)});
     }
+}
+
+// CPU execution mode's count of a timed launch, per output cell, for the GPU's comparison of its drawn timed
+// samples (gpulab/counted_work.h).
+void record_timed_count(Technique t, const gpulab::GeometryCheck& check, const TimedReads& r) {
+    gpulab::CountedWork w;
+    w.suite = check.suite, w.instance = check.instance, w.call = r.where;
+    w.kernel = std::string("your ") + technique_name(t) + " kernel";
+    w.element = "input";
+    w.per = "cell";
+    w.outputs = double(r.g.interior_cells());
+    w.element_bytes = r.element_bytes;
+    w.global_per_output = r.all_per_cell;
+    w.shared_per_output = r.shared_per_cell;
+    gpulab::record_counted_work({w});
 }
 
 // The launches the speed test times, a sample of their blocks counted (timed_technique.h).
@@ -237,6 +290,8 @@ void timed_reads(Technique t, ReadsSeen* seen, SeenLaunches* launches, double* s
                 << (r.spoiled.empty() ? "" : " (The count reports: " + r.spoiled + ")");
             if (r.per_cell < 0) continue;
             seen->add(r.per_cell, r.where, r.size + " (timed)", tiling_advice(widest_launch(r.launches), r.g, bound));
+            launches->shared.push_back({r.size + " (timed)", r.where, r.shared, global_words(r.per_cell)});
+            record_timed_count(t, check, r);
             const auto small = launches->cells_per_block.find(p);
             if (small == launches->cells_per_block.end()) continue;
             for (double cells : r.cells_per_full_block) {
@@ -293,19 +348,22 @@ void check_reads(Technique t) {
     GPULAB_REQUIRE_DEVICE();
     GPULAB_REQUIRE_READ_COUNTER();
     const double bound = section("technique").at("reads").at("max_per_cell");
+    const gpulab::SharedReadsBar bar = gpulab::shared_reads_bar(section("technique"));
     ReadsSeen seen;
     SeenLaunches launches;
-    small_grid_reads<float>(t, &seen, &launches, bound);
+    small_grid_reads<float>(t, &seen, &launches, bound, bar);
     if (testing::Test::IsSkipped() || testing::Test::HasFatalFailure()) return;
-    small_grid_reads<double>(t, &seen, &launches, bound);
+    small_grid_reads<double>(t, &seen, &launches, bound, bar);
     if (testing::Test::IsSkipped() || testing::Test::HasFatalFailure()) return;
     double seconds = 0;
     timed_reads(t, &seen, &launches, &seconds, bound);
     testing::Test::RecordProperty("timed_count_seconds", fixed(seconds, 2));
     if (testing::Test::HasFatalFailure()) return;
     for (const auto& [precision, configs] : launches.configurations) gpulab::expect_one_configuration(configs, launcher_name(t));
-    gpulab::record_figure(seen.figure + " reads/cell (naive: 7)",
-                          "<= " + fixed(bound, 1) + " bytes of the input read per byte written, timed launch included");
+    const double staged = gpulab::expect_reads_from_tile(launches.shared, bar, shared_wording(t));
+    gpulab::record_figure(seen.figure + " reads/cell (naive: 7); shared: " + fixed(staged, 2) + " reads per value staged",
+                          "<= " + fixed(bound, 1) + " bytes of the input read per byte written, timed launch included; >= " +
+                              fixed(bar.min_reads_per_write, 1) + " shared reads per value staged");
     if (seen.worst < 0) return;  // nothing counted: the failures above say why
     std::ostringstream why;
     const gpulab::TileUse use = gpulab::classify_tile_use(seen.worst, 7);

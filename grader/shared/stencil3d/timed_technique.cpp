@@ -43,8 +43,9 @@ double blocks_in(const BlockClass& c, dim3 grid) {
 // reads 4.6 per cell in its far corner, 2.37 inside; a 16 x 16 coarsened tile at 512^3, whose last tiles are 6
 // cells wide, 2.0 and 1.47). Unbiased, not exact: where pages are sampled, the few inner blocks stand for
 // thousands with the page or two each of them counted (lab 05's 16 x 16 kernel: 1.4 to 1.8 from seed to seed).
-void whole_grid_bytes(const gpulab::AccessCount& count, double* read, double* written) {
-    *read = *written = 0;
+// `all_read`: the bytes read from every range (the output too, for a kernel that reads it).
+void whole_grid_bytes(const gpulab::AccessCount& count, double* read, double* written, double* all_read) {
+    *read = *written = *all_read = 0;
     for (const gpulab::CountedLaunch& l : count.counted_launches) {
         std::map<BlockClass, int> sampled;
         for (const dim3& b : l.blocks) ++sampled[class_of(b, l.grid)];
@@ -53,6 +54,7 @@ void whole_grid_bytes(const gpulab::AccessCount& count, double* read, double* wr
             const double weight = blocks_in(c, l.grid) / sampled[c];
             *read += weight * double(l.at(i, kInput).bytes_read);
             *written += weight * double(l.at(i, kOutput).bytes_written);
+            for (std::size_t r = 0; r < l.range_count; ++r) *all_read += weight * double(l.at(i, r).bytes_read);
         }
     }
 }
@@ -162,6 +164,9 @@ TimedReads count_timed_reads_once(Technique t, const gpulab::GeometryCheck& chec
     // Input and output counted on the same pages (one page seed, one layout): their ratio keeps its expectation.
     const unsigned every = spec.value("page_every", 1u);
     options.page_every = {every, every};
+    const gpulab::SharedReadsBar shared_bar = gpulab::shared_reads_bar(section("technique"));
+    std::string not_shared;  // the tile's reads, in a few blocks
+    options.shared = gpulab::shared_counting_for(check, shared_bar, &not_shared);
     const gpulab::TimedLaunchCount counted = gpulab::count_timed_launch(check, options);
     TimedReads r;
     r.size = check.instance;
@@ -178,11 +183,14 @@ TimedReads count_timed_reads_once(Technique t, const gpulab::GeometryCheck& chec
     }
     r.host_bytes_read = counted.count.ranges.at(kInput).host_bytes_read;
     if (!counted.count.why.empty()) r.spoiled = counted.count.why;
-    double read = 0, written = 0;
-    whole_grid_bytes(counted.count, &read, &written);
+    double read = 0, written = 0, all_read = 0;
+    whole_grid_bytes(counted.count, &read, &written, &all_read);
     r.written = counted.bytes_written(kOutput);
-    if (written > 0) r.per_cell = read / written;
+    if (written > 0) r.per_cell = read / written, r.all_per_cell = all_read / written;
     const std::size_t element = check.buffer_bytes.at(kOutput) / r.g.cells();
+    r.element_bytes = double(element);
+    r.shared = gpulab::timed_shared_reads(counted, options, shared_bar, not_shared);
+    r.shared_per_cell = gpulab::shared_elements_per_output(counted.count, kOutput, every);
     if (every == 1) r.cells_per_full_block = cells_per_full_block(counted.count, kOutput, element);
     return r;
 }

@@ -10,8 +10,10 @@
 
 #include "stencil_check.h"
 
+#include "gpulab/shared_reads.h"
 #include "gpulab/timed_launch_count.h"
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -43,7 +45,13 @@ struct TimedReads {
     std::string size;        // "512x512x512_float"
     Grid3 g;
     double per_cell = -1;    // input bytes read per output byte written, over the whole grid; < 0: nothing written
+    double all_per_cell = -1;  // the same of every buffer (the input and, for a kernel that reads it, the output)
     double written = 0;      // the sample's output bytes (scaled back from its pages)
+    double element_bytes = 4;  // the precision's: 4, 8
+    // Its shared memory, counted in a few blocks as lab.json technique.shared_reads says (gpulab/shared_reads.h), and
+    // the shared elements read per output cell where those blocks were counted whole (NaN where only up to a budget).
+    gpulab::SharedReads shared;
+    double shared_per_cell = std::numeric_limits<double>::quiet_NaN();
     unsigned long long host_bytes_read = 0;
     // Output elements each full block (no grid edge cuts it short) wrote: one entry per distinct figure. Left
     // empty where pages are sampled (a block's own count is then a sample of its pages, not its cells).
@@ -55,7 +63,8 @@ struct TimedReads {
     std::string spoiled;     // what spoiled the count, where something did
 };
 
-// Counts one timed launch with lab.json technique.reads.timed's sample (blocks, page_every).
+// Counts one timed launch with lab.json technique.reads.timed's sample (blocks, page_every), and its shared memory as
+// technique.shared_reads says.
 TimedReads count_timed_reads(Technique t, const gpulab::GeometryCheck& check);
 
 // The output elements each full block of the main launch wrote (blocks at the grid's far edges, whose tiles may be

@@ -7,6 +7,7 @@
 #include "gpulab/format.h"
 #include "gpulab/handed_over.h"
 #include "gpulab/lab_config.h"
+#include "gpulab/sample_counters.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -306,6 +307,7 @@ GpuProfileLock::GpuProfileLock() {
 GpuProfileLock::~GpuProfileLock() {
     std::lock_guard<std::mutex> guard(lock_mutex);
     if (--lock_depth > 0) return;
+    release_counters();  // the next holder, in another process, may read them
     if (lock_fd >= 0) ::close(lock_fd);  // releases the lock
     lock_fd = -1;
 }

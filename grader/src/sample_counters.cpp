@@ -1,16 +1,20 @@
 // Reading a launch's counters in this process with CUPTI's range profiler (sample_counters.h).
 //
 // One session per process, set up at the first read: the profiler, the chip's host objects and one configuration
-// image per metric list, and the range profiler enabled on the context once (enabling it costs 5 ms and disabling
-// 18 ms on an H100, and a kernel's SASS is patched again after each enable: 170 ms). Between reads it stays enabled
-// and idle, which costs a timed launch nothing (sample_counters.h). Each read: set the list's configuration, start,
-// run the launch (auto ranges: one range per kernel; kernel replay: CUPTI replays each kernel once per pass and
-// restores the memory it may write), stop, decode, evaluate each range.
+// image per metric list. The range profiler is enabled on the context at a read and stays enabled while the
+// profiling lock is held (enabling it costs 5 ms and disabling 18 ms on an H100, and a kernel's SASS is patched
+// again after each enable: 170 ms); while enabled and idle it costs a timed launch nothing (sample_counters.h).
+// When the lock's last holder lets go, it is disabled (release_counters): an enabled profiler holds the GPU's
+// counters against every other process. Each read: set the list's configuration, start, run the launch (auto
+// ranges: one range per kernel; kernel replay: CUPTI replays each kernel once per pass and restores the memory it
+// may write), wait for the context through the driver (a runtime wait would be recorded as the launch's own: the
+// caller records the launch), stop, decode, evaluate each range.
 #include "gpulab/sample_counters.h"
 
 #include "gpulab/access_diagnosis.h"
 #include "gpulab/cuda_check.h"
 #include "gpulab/device_facts.h"
+#include "gpulab/gpu_profile.h"
 
 #include <cuda.h>
 #include <cupti_profiler_host.h>
@@ -27,6 +31,7 @@
 #include <iostream>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 
 namespace gpulab {
 namespace {
@@ -67,7 +72,20 @@ std::string machine_reason(const CuptiFailure& f) {
 }
 
 CUcontext current_context();
+CUresult synchronize_context();
 void load_perfworks_beside_cupti();
+
+// Another process's profiler holds the counters for a moment (its test ending): wait for them, up to a limit.
+template <class Call>
+void when_counters_free(const char* what, Call call) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    for (;;) {
+        const CUptiResult r = call();
+        if (r == CUPTI_SUCCESS) return;
+        if (r != CUPTI_ERROR_HARDWARE_BUSY || std::chrono::steady_clock::now() > until) throw CuptiFailure(what, r);
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+}
 
 struct ListConfig {
     std::vector<std::string> names;
@@ -82,6 +100,7 @@ public:
     // Set up once; false with *why (the machine's reason) where counters cannot be read here.
     bool ready(std::string* why) {
         std::call_once(once_, [this] {
+            GpuProfileLock counters_to_ourselves;
             try {
                 set_up();
             } catch (const CuptiFailure& f) {
@@ -95,12 +114,14 @@ public:
     }
 
     SampleCounters read(const std::function<void()>& launch, CounterList which) {
+        GpuProfileLock counters_to_ourselves;  // let go after the guard below: its last release calls hand_back()
         std::lock_guard<std::mutex> guard(mutex_);
         SampleCounters out;
         const auto started = std::chrono::steady_clock::now();
         ListConfig& list = which == CounterList::full ? full_ : check_;
         out.passes = list.passes;
         try {
+            enable();
             initialize_counter_data(list);
             set_config(list);
             CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
@@ -110,7 +131,10 @@ public:
             try {
                 launch();
                 GPULAB_CUDA_CHECK(cudaGetLastError());
-                GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
+                if (const CUresult r = synchronize_context(); r != CUDA_SUCCESS) {
+                    GPULAB_CUDA_CHECK(cudaGetLastError());  // the kernel's error, in the runtime's words
+                    throw std::runtime_error("the device reported driver error " + std::to_string(int(r)));
+                }
             } catch (const std::exception& e) {
                 launch_error = e.what();
             }
@@ -156,19 +180,35 @@ private:
         chip_ = chip.pChipName;
         CUpti_Profiler_GetCounterAvailability_Params availability{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
         availability.ctx = context_;
-        GPULAB_CUPTI(cuptiProfilerGetCounterAvailability(&availability));
+        when_counters_free("cuptiProfilerGetCounterAvailability", [&] { return cuptiProfilerGetCounterAvailability(&availability); });
         availability_.resize(availability.counterAvailabilityImageSize);
         availability.pCounterAvailabilityImage = availability_.data();
-        GPULAB_CUPTI(cuptiProfilerGetCounterAvailability(&availability));
+        when_counters_free("cuptiProfilerGetCounterAvailability", [&] { return cuptiProfilerGetCounterAvailability(&availability); });
         const bool shared = shared_bytes_counted();
         configure(check_, counter_metrics(CounterList::check, shared));
         configure(full_, counter_metrics(CounterList::full, shared));
+    }
+
+    void enable() {
+        if (object_) return;
         CUpti_RangeProfiler_Enable_Params enable{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
         enable.ctx = context_;
-        GPULAB_CUPTI(cuptiRangeProfilerEnable(&enable));
+        when_counters_free("cuptiRangeProfilerEnable", [&] { return cuptiRangeProfilerEnable(&enable); });
         object_ = enable.pRangeProfilerObject;
         for (ListConfig* list : {&check_, &full_}) size_counter_data(*list);
     }
+
+public:
+    void hand_back() {
+        std::lock_guard<std::mutex> guard(mutex_);
+        if (!object_) return;
+        CUpti_RangeProfiler_Disable_Params disable{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+        disable.pRangeProfilerObject = object_;
+        cuptiRangeProfilerDisable(&disable);  // nothing to do about a failure here: the process ends soon after
+        object_ = nullptr;
+    }
+
+private:
 
     CUpti_Profiler_Host_Object* host_with(const std::vector<const char*>& metrics) {
         CUpti_Profiler_Host_Initialize_Params init{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
@@ -315,6 +355,19 @@ CUcontext current_context() {
     return ctx;
 }
 
+// cuCtxSynchronize, through the runtime's entry points like current_context.
+CUresult synchronize_context() {
+    using Synchronize = CUresult (*)();
+    static Synchronize synchronize = [] {
+        void* entry = nullptr;
+        cudaDriverEntryPointQueryResult found{};
+        GPULAB_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuCtxSynchronize", &entry, 12000, cudaEnableDefault, &found));
+        if (found != cudaDriverEntryPointSuccess || !entry) throw std::runtime_error("no cuCtxSynchronize in this driver");
+        return reinterpret_cast<Synchronize>(entry);
+    }();
+    return synchronize();
+}
+
 // CUPTI loads the PerfWorks libraries (libnvperf_host, libnvperf_target) by name when profiling starts, which finds
 // them only where the loader's path has the toolkit's library folder. Loading them first from the folder libcupti was
 // loaded from makes the later load by name find them whatever LD_LIBRARY_PATH says.
@@ -343,6 +396,10 @@ SampleCounters read_counters(const std::function<void()>& launch, CounterList li
         return out;
     }
     return session().read(launch, list);
+}
+
+void release_counters() {
+    if (device_facts().available) session().hand_back();
 }
 
 }  // namespace gpulab

@@ -231,7 +231,8 @@ SpeedVerdict judge_speed(const std::function<void()>& student, const std::functi
         verdict.reference_ms = reference_all.median();
         verdict.fraction = verdict.reference_ms / verdict.student_ms;
         verdict.noise = student_all.relative_spread() + reference_all.relative_spread();
-        if (work) verdict.honesty.too_fast = too_fast_message(*work, verdict.student_ms);
+        // No sample timed (the first one drawn, and the launch's audit ended the round there): no speed at all.
+        if (work && !student_all.ms.empty()) verdict.honesty.too_fast = too_fast_message(*work, verdict.student_ms);
         if (!verdict.honesty.clean() || !verdict.drawn.empty()) break;  // no speed to measure more precisely
         // A verdict this far from the threshold will not flip on another measurement.
         if (std::fabs(verdict.fraction - threshold) > verdict.noise * verdict.fraction + 0.01) break;

@@ -58,6 +58,12 @@ bool counters_readable(std::string* why = nullptr);
 // (it records the launch: `launches`, in order) and adds launch_metrics. Synchronizes the device.
 SampleCounters read_counters(const std::function<void()>& launch, CounterList list);
 
+// Hands the GPU's counters back: while CUPTI's range profiler is enabled in one process, every other process that
+// asks for the counters is refused (CUPTI_ERROR_HARDWARE_BUSY), and a grading of several labs at once on one GPU
+// would lose its drawn samples. The profiling lock's last holder calls it (gpu_profile.h: GpuProfileLock), so the
+// counters are held only while that lock is; the next read enables the profiler again.
+void release_counters();
+
 // ncu's launch__* attributes of a recorded launch, and sm__maximum_warps_per_active_cycle_pct, under ncu's names
 // (gpu_profile.h, ncu_metric): block and grid size, registers, static and dynamic shared memory per block.
 std::map<std::string, double> launch_metrics(const RecordedLaunch& launch);

@@ -1,14 +1,15 @@
 // Reading a launch's counters in this process with CUPTI's range profiler (sample_counters.h).
 //
-// One session per process, set up at the first read: the profiler, the chip's host objects and one configuration
-// image per metric list. The range profiler is enabled on the context at a read and stays enabled while the
+// One session per process, set up at the first read: the profiler, the chip's host object and the configuration
+// image of the full metric list. The range profiler is enabled on the context at a read and stays enabled while the
 // profiling lock is held (enabling it costs 5 ms and disabling 18 ms on an H100, and a kernel's SASS is patched
 // again after each enable: 170 ms); while enabled and idle it costs a timed launch nothing (sample_counters.h).
 // When the lock's last holder lets go, it is disabled (release_counters): an enabled profiler holds the GPU's
-// counters against every other process. Each read: set the list's configuration, start, run the launch (auto
-// ranges: one range per kernel; kernel replay: CUPTI replays each kernel once per pass and restores the memory it
-// may write), wait for the context through the driver (a runtime wait would be recorded as the launch's own: the
-// caller records the launch), stop, decode, evaluate each range.
+// counters against every other process. At each enable: the counter data image sized, initialized, and the one
+// configuration set. Each read: start, run the launch (auto ranges: one range per kernel; kernel replay: CUPTI
+// replays each kernel once per pass and restores the memory it may write), wait for the context through the driver
+// (a runtime wait would be recorded as the launch's own: the caller records the launch), stop, decode, evaluate
+// each range, initialize the image again.
 #include "gpulab/sample_counters.h"
 
 #include "gpulab/access_diagnosis.h"
@@ -113,21 +114,23 @@ public:
         return why_.empty();
     }
 
-    SampleCounters read(const std::function<void()>& launch, CounterList which) {
+    // Every read collects the full list, whatever `which` asks: one configuration, set once per enable, then Start,
+    // the launch, Stop, decode and a fresh image, the sequence measured on an H100 (.probe: five reads in a row).
+    // Setting a second configuration on the enabled profiler between reads failed there (CUPTI_ERROR_UNKNOWN when
+    // the next image was initialized), and the full list costs a drawn sample a few passes more, not a patch more.
+    SampleCounters read(const std::function<void()>& launch, CounterList) {
         GpuProfileLock counters_to_ourselves;  // let go after the guard below: its last release calls hand_back()
         std::lock_guard<std::mutex> guard(mutex_);
         SampleCounters out;
         const auto started = std::chrono::steady_clock::now();
-        ListConfig& list = which == CounterList::full ? full_ : check_;
-        out.passes = list.passes;
+        out.passes = list_.passes;
         try {
             enable();
-            initialize_counter_data(list);
-            set_config(list);
             CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
             start.pRangeProfilerObject = object_;
             GPULAB_CUPTI(cuptiRangeProfilerStart(&start));
             std::string launch_error;
+            out.launched = true;
             try {
                 launch();
                 GPULAB_CUDA_CHECK(cudaGetLastError());
@@ -155,12 +158,22 @@ public:
             } else if (!stop.isAllPassSubmitted) {
                 out.error = "CUPTI did not finish the profile's passes";
             }
-            if (out.error.empty()) evaluate(list, out);
+            if (out.error.empty()) evaluate(list_, out);
+            initialize_counter_data(list_);  // a fresh image for the next Start: ranges accumulate otherwise
         } catch (const CuptiFailure& f) {
             out.error = machine_reason(f);
         }
         out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         return out;
+    }
+
+    void hand_back() {
+        std::lock_guard<std::mutex> guard(mutex_);
+        if (!object_) return;
+        CUpti_RangeProfiler_Disable_Params disable{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+        disable.pRangeProfilerObject = object_;
+        cuptiRangeProfilerDisable(&disable);  // nothing to do about a failure here: the process ends soon after
+        object_ = nullptr;
     }
 
 private:
@@ -185,8 +198,7 @@ private:
         availability.pCounterAvailabilityImage = availability_.data();
         when_counters_free("cuptiProfilerGetCounterAvailability", [&] { return cuptiProfilerGetCounterAvailability(&availability); });
         const bool shared = shared_bytes_counted();
-        configure(check_, counter_metrics(CounterList::check, shared));
-        configure(full_, counter_metrics(CounterList::full, shared));
+        configure(list_, counter_metrics(CounterList::full, shared));
     }
 
     void enable() {
@@ -195,20 +207,19 @@ private:
         enable.ctx = context_;
         when_counters_free("cuptiRangeProfilerEnable", [&] { return cuptiRangeProfilerEnable(&enable); });
         object_ = enable.pRangeProfilerObject;
-        for (ListConfig* list : {&check_, &full_}) size_counter_data(*list);
+        try {
+            size_counter_data(list_);
+            initialize_counter_data(list_);
+            set_config(list_);
+        } catch (...) {  // enabled but not configured: the next read starts again from Enable
+            CUpti_RangeProfiler_Disable_Params disable{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+            disable.pRangeProfilerObject = object_;
+            cuptiRangeProfilerDisable(&disable);
+            object_ = nullptr;
+            throw;
+        }
     }
 
-public:
-    void hand_back() {
-        std::lock_guard<std::mutex> guard(mutex_);
-        if (!object_) return;
-        CUpti_RangeProfiler_Disable_Params disable{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
-        disable.pRangeProfilerObject = object_;
-        cuptiRangeProfilerDisable(&disable);  // nothing to do about a failure here: the process ends soon after
-        object_ = nullptr;
-    }
-
-private:
 
     CUpti_Profiler_Host_Object* host_with(const std::vector<const char*>& metrics) {
         CUpti_Profiler_Host_Initialize_Params init{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
@@ -338,7 +349,7 @@ private:
     CUcontext context_ = nullptr;
     std::string chip_;
     std::vector<std::uint8_t> availability_;
-    ListConfig check_, full_;
+    ListConfig list_;  // the full list (read)
     CUpti_RangeProfiler_Object* object_ = nullptr;
 };
 

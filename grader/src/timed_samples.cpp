@@ -83,6 +83,9 @@ void ProfiledSamples::run(std::size_t index, int sample, const std::function<voi
                                  work_->reference_ms));
         LaunchRecorder recorder;
         counters = read_counters(launch, l.full ? CounterList::full : CounterList::check);
+        // The counters could not be read before it ran (the machine's reason): the sample still runs, unprofiled,
+        // for its output is checked and its launch audited like every other.
+        if (!counters.launched) launch();
         launches = recorder.launches();
         calls = recorder.calls();
     }

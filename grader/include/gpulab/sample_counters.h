@@ -45,6 +45,7 @@ struct SampleCounters {
     std::vector<ProfiledKernel> kernels;  // one per kernel launched, in launch order
     std::string error;                    // "" when every kernel was read
     bool launch_at_fault = false;         // the error lies in the launch (too many kernels, a kernel failed)
+    bool launched = false;                // the launch ran (a read that failed before it did leaves that to the caller)
     int passes = 0;                       // replay passes of each kernel
     double seconds = 0;                   // the whole read, replays included
 };

@@ -7,6 +7,8 @@
 #include "gpulab/gpu_profile.h"
 #include "gpulab/handed_over.h"
 #include "gpulab/sample_counters.h"
+#include "gpulab/timed_samples.h"
+#include "gpulab/timed_work.h"
 
 #include <gtest/gtest.h>
 
@@ -203,6 +205,28 @@ TEST(DrawnSamples, ARecordedLaunchGivesTheLaunchAttributesUnderNcusNames) {
     EXPECT_DOUBLE_EQ(m.at(ncu_metric::kGridSize), 131072);
     EXPECT_DOUBLE_EQ(m.at(ncu_metric::kSharedStatic), 2448);
     EXPECT_DOUBLE_EQ(m.at(ncu_metric::kRegisters), 30);
+}
+
+// A launch seen running more kernels than the grader profiles in one launch is not replayed when its sample is
+// drawn (hundreds of small kernels would cost seconds a sample): it runs unprofiled, once, and the speed points wait.
+// Last in this file: its read joins the process's profile, which the tests above expect empty when run together.
+TEST(DrawnSamples, ALaunchOfMoreKernelsThanProfiledIsRunOnceAndDecidesTheVerdict) {
+    TimedWork work;
+    work.suite = "ManyKernels", work.instance = "1x1", work.call = "launch_many at 1x1";
+    ProfiledSamples series(&work, {"yours"}, 21);
+    EXPECT_FALSE(series.yours_at_fault());
+    series.saw_kernels(0, kMaxProfiledKernels + 87);
+    int runs = 0;
+    std::vector<RecordedLaunch> launches;
+    std::vector<RecordedCall> calls;
+    series.run(0, 6, [&runs] { ++runs; }, launches, calls);
+    EXPECT_EQ(runs, 1);
+    ASSERT_EQ(series.read().size(), 1u);
+    EXPECT_TRUE(series.read()[0].launch_at_fault);
+    EXPECT_NE(series.read()[0].error.find("runs 103 kernels"), std::string::npos) << series.read()[0].error;
+    EXPECT_TRUE(series.yours_at_fault());
+    const std::string verdict = drawn_samples_verdict(work, series.read());
+    EXPECT_NE(verdict.find("The speed points wait: timed sample 7 of 21"), std::string::npos) << verdict;
 }
 
 }  // namespace

@@ -59,6 +59,17 @@ ProfiledSamples::ProfiledSamples(const TimedWork* work, const std::vector<std::s
     }
 }
 
+void ProfiledSamples::saw_kernels(std::size_t index, std::size_t kernels) {
+    if (most_kernels_.size() <= index) most_kernels_.resize(index + 1, 0);
+    most_kernels_[index] = std::max(most_kernels_[index], kernels);
+}
+
+bool ProfiledSamples::yours_at_fault() const {
+    for (const ProfiledLaunch& l : read_)
+        if (l.role == "yours" && l.launch_at_fault) return true;
+    return false;
+}
+
 bool ProfiledSamples::drawn(std::size_t launch, int sample) const {
     return launch < drawn_.size() && drawn_[launch].count(sample) > 0;
 }
@@ -74,7 +85,17 @@ void ProfiledSamples::run(std::size_t index, int sample, const std::function<voi
     l.full = !has_full_sample(l.suite, l.instance, role);
     l.device = device_facts().name;
     SampleCounters counters;
-    {
+    const std::size_t seen = index < most_kernels_.size() ? most_kernels_[index] : 0;
+    if (seen > kMaxProfiledKernels) {
+        LaunchRecorder recorder;
+        launch();
+        launches = recorder.launches();
+        calls = recorder.calls();
+        counters.launched = true;
+        counters.launch_at_fault = true;
+        counters.error = "the launch runs " + std::to_string(seen) + " kernels, more than the grader profiles in one launch (" +
+                         std::to_string(kMaxProfiledKernels) + ")";
+    } else {
         std::unique_ptr<LaunchDeadline> deadline;
         if (role == "yours" && work_->deadline_ms > 0)
             deadline = std::make_unique<LaunchDeadline>(

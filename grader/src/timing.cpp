@@ -46,7 +46,7 @@ double time_one(const std::function<void()>& launch, DeviceEvent& start, DeviceE
 // One timed launch of the student's under a TimedWork: watched (its launches and calls recorded) and under
 // the deadline; the audit of what it did goes into `unapproved` (the first problem only).
 double time_watched(const std::function<void()>& launch, DeviceEvent& start, DeviceEvent& stop, const TimedWork& work,
-                    std::string& unapproved) {
+                    std::string& unapproved, ProfiledSamples& profiled) {
     std::unique_ptr<LaunchDeadline> deadline;
     if (work.deadline_ms > 0)
         deadline = std::make_unique<LaunchDeadline>(work.deadline_ms,
@@ -64,6 +64,7 @@ double time_watched(const std::function<void()>& launch, DeviceEvent& start, Dev
     GPULAB_CUDA_CHECK(cudaGetLastError());
     stop.synchronize();
     if (unapproved.empty()) unapproved = audit_timed_launch(work, launches, calls);
+    profiled.saw_kernels(0, launches.size());
     return stop.ms_since(start);
 }
 
@@ -129,7 +130,7 @@ std::vector<Samples> time_interleaved(const std::vector<std::function<void()>>& 
     // The student's warm-ups are audited like its samples: a launch function may change what it does at any call.
     for (int w = 0; w < options.warmup; ++w)
         for (std::size_t v = 0; v < launches.size(); ++v) {
-            if (work && v == 0) time_watched(launches[v], start, stop, *work, found.unapproved);
+            if (work && v == 0) time_watched(launches[v], start, stop, *work, found.unapproved, profiled);
             else time_one(launches[v], start, stop);
         }
     std::vector<Samples> result(launches.size());
@@ -156,7 +157,7 @@ std::vector<Samples> time_interleaved(const std::vector<std::function<void()>>& 
                 if (work && v == 0 && found.unapproved.empty())
                     found.unapproved = audit_timed_launch(*work, recorded, calls);
             } else if (work && v == 0) {
-                result[v].ms.push_back(time_watched(launches[v], start, stop, *work, found.unapproved));
+                result[v].ms.push_back(time_watched(launches[v], start, stop, *work, found.unapproved, profiled));
             }
             if (work && v == 0) {
                 // One wrong answer voids the timing (this round ends, for the speed figure, and no other starts).
@@ -180,7 +181,9 @@ std::vector<Samples> time_interleaved(const std::vector<std::function<void()>>& 
                                        "whole output: a launch that skips work it did before cannot be timed");
         }
         // A launch that did not do the work is not timed further: a host computation would take seconds a sample.
-        if (!found.wrong_result.empty() || !found.unapproved.empty()) break;
+        // Nor one whose drawn sample could not be profiled for its own reason: its verdict is decided, and more
+        // drawn samples of it would only cost their replays (a launch of hundreds of kernels: seconds each).
+        if (!found.wrong_result.empty() || !found.unapproved.empty() || profiled.yours_at_fault()) break;
     }
     if (honesty) *honesty = found;
     if (work) testing::Test::RecordProperty("fresh_and_check_ms", fixed(add_fresh_and_check_ms(fresh_ms), 1));

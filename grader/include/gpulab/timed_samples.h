@@ -35,6 +35,13 @@ public:
     void run(std::size_t index, int sample, const std::function<void()>& launch, std::vector<RecordedLaunch>& launches,
              std::vector<RecordedCall>& calls);
 
+    // A watched (timed, unprofiled) sample of launch `index` ran `kernels` kernels. A drawn sample of a launch that
+    // ran more than the grader profiles in one launch (kMaxProfiledKernels) is not replayed at all: it runs
+    // unprofiled and counts as one the launch kept from being profiled.
+    void saw_kernels(std::size_t index, std::size_t kernels);
+    // Whether one of the student's drawn samples could not be profiled because of the launch.
+    bool yours_at_fault() const;
+
     // The samples this series read, in order.
     const std::vector<ProfiledLaunch>& read() const { return read_; }
     // How many of the student's samples were drawn, of how many; "" where none: "6 of 21".
@@ -47,6 +54,7 @@ private:
     std::vector<std::string> roles_;
     int samples_;
     std::vector<std::set<int>> drawn_;  // per launch
+    std::vector<std::size_t> most_kernels_;  // per launch: the most kernels a watched sample ran
     std::vector<ProfiledLaunch> read_;
     std::string unreadable_;
 };

@@ -51,7 +51,7 @@ configure:
 	echo; \
 	echo "Configuring $(BUILD) failed: CMake's message above says why. Once that is fixed, run make again:"; \
 	echo "it configures afresh (no make clean needed)."; \
-	command -v dpkg-query >/dev/null || echo "Not a Debian or Ubuntu machine: README.md's \"The two commands\" lists what to install."; \
+	command -v dpkg-query >/dev/null || echo "Not a Debian or Ubuntu machine: docs/setup.md lists what to install."; \
 	exit 1
 
 # make grade ends with gpulab-grade's exit status. A failed recipe would make GNU make print

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""How long grading takes, per lab and per test: the figures behind README.md's "How grading works".
+"""How long grading takes, per lab and per test: the figures behind docs/grading.md's "How long grading takes".
 
 Builds the chosen solution of every lab first (not timed: a student's first `make grade` builds once),
 then grades each lab with `gpulab-grade --no-build` and reads the time of every test from the run's
 progress.jsonl files (each test's own milliseconds, as its grader measured them). Prints a markdown table
-per lab and one for the whole run; with --update-readme it rewrites the table between the README's
-`<!-- grading-times -->` markers, so the README keeps saying what this script last measured.
+per lab and one for the whole run; with --update-readme it rewrites the table between docs/grading.md's
+`<!-- grading-times -->` markers, so that page keeps saying what this script last measured.
 
 This is a benchmark, not a test: nothing here passes or fails on a time. Run it on the GPU the course
 grades on (the times in CPU execution mode say nothing about a GPU's).
@@ -116,7 +116,7 @@ def main():
     parser.add_argument("--top", type=int, default=6, help="the slowest tests listed per lab")
     parser.add_argument("--out", default="", help="where the runs go (default <build>/bench/grading-times)")
     parser.add_argument("--no-reports", action="store_true", help="leave out the 0-point reports")
-    parser.add_argument("--update-readme", action="store_true", help="rewrite README.md's table with these figures")
+    parser.add_argument("--update-readme", action="store_true", help="rewrite the table in docs/grading.md with these figures")
     parser.add_argument("--json", default="", help="also write the figures here")
     parser.add_argument("--repeat", type=int, default=2,
                         help="grade each lab this many times; the table shows the last (the first fills the "
@@ -171,14 +171,14 @@ def main():
     if args.json:
         Path(args.json).write_text(json.dumps({"device": device, "solution": args.solution, "labs": results}, indent=1))
     if args.update_readme:
-        readme = ROOT / "README.md"
+        readme = ROOT / "docs" / "grading.md"
         text = readme.read_text()
         if BEGIN not in text or END not in text:
-            sys.exit(f"README.md has no {BEGIN} ... {END} markers to put the table between")
+            sys.exit(f"docs/grading.md has no {BEGIN} ... {END} markers to put the table between")
         head, rest = text.split(BEGIN, 1)
         _, tail = rest.split(END, 1)
         readme.write_text(head + BEGIN + "\n" + table + "\n" + END + tail)
-        print(f"README.md updated")
+        print(f"docs/grading.md updated")
     return 0
 
 

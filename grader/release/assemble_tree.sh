@@ -36,6 +36,7 @@ ships() {  # ships <path>: whether a tracked file belongs in the release
     case "$path" in
         README.md | Makefile | CMakeLists.txt | CMakePresets.json | .gitignore) return 0 ;;
         .ci/GPU-RUNNER.md) return 0 ;;  # README links it: how a course's GPU machine runs make test
+        docs/grading.md | docs/setup.md) return 0 ;;  # README links them; docs/instructors.md stays out
         .ci/*) grep -qxF "$path" <<< "$ci_scripts" ;;
         labs/CMakeLists.txt) return 1 ;;  # written below, for the chosen labs only
         labs/common/*) return 0 ;;

@@ -1032,7 +1032,7 @@ def generated_section(lab, config, described):
              f"Written from `labs/{lab}/lab.json`, the file the grader reads its sizes and bars from, so it "
              "always says what the grader does. Each test has a "
              f"{fmt_num(config['test_timeout_s'])} s time limit. Verdicts (*failed*, *not counted*, *not run*) are "
-             "explained in the project README, under \"How grading works\".", "",
+             "explained in the project README, under \"Reading the grade table\".", "",
              "| Test | Points | Runs at, and the bar |", "|---|---|---|"]
     claimed = set(spec.numbers)
     for test in config["tests"]:
@@ -1269,7 +1269,7 @@ def check_readme(root):
     problems = []
     bullets = [m.start() for m in re.finditer(r"^- \*\*Verdicts\.\*\*", text, re.M)]
     if len(bullets) != 1:
-        problems.append(f"README.md: {len(bullets)} 'Verdicts.' explanations, one expected (under How grading works)")
+        problems.append(f"README.md: {len(bullets)} 'Verdicts.' explanations, one expected (under Reading the grade table)")
         return problems
     start = bullets[0]
     end = text.find("\n- ", start + 3)

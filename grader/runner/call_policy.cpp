@@ -2,9 +2,9 @@
 
 #include "child_process.h"
 
+#include "gpulab/demangle.h"
 #include "gpulab/lab_config.h"
 
-#include <cxxabi.h>
 #include <fnmatch.h>
 #include <unistd.h>
 
@@ -40,15 +40,6 @@ std::string tool_output(const std::vector<std::string>& argv, std::string* error
         return "";
     }
     return text.str();
-}
-
-std::string demangle(const std::string& name) {
-    int status = 0;
-    char* plain = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
-    if (status != 0 || !plain) return name;
-    std::string out = plain;
-    std::free(plain);
-    return out;
 }
 
 bool matches_any(const Json& patterns, const std::string& name, const std::string& demangled) {

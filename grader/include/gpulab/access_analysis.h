@@ -19,6 +19,8 @@
 // "shared_faults_per_block": 20000, "suites": ["TiledStep"], "instances": ["N4096"]}.
 #pragma once
 
+#include "gpulab/counter_agreement.h"
+
 #include "gpulab/access_diagnosis.h"
 #include "gpulab/timed_launch_count.h"
 
@@ -76,6 +78,9 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
                              const AccessCountPlan& plan = {});
 
 // The table the report prints, headed "CPU execution mode: exact access analysis, no timing".
+// The figures the agreement with the GPU's counters compares (counter_agreement.h), of a CPU-mode row.
+CounterFigures counter_figures(const AccessFigures& f);
+
 std::string access_table(const std::vector<AccessFigures>& rows);
 
 // The body of Report.AccessAnalysis: every timed launch of the lab (or of lab.json's suites), counted, shown,

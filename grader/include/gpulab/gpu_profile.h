@@ -177,7 +177,7 @@ std::vector<int> draw_samples(int samples, int count);
 // One profiling session per GPU at a time, and nothing profiled beside a timed test. Two processes reading counters
 // of one GPU at once fail ("An error was reported by the driver": four gradings side by side on an H200 lost 35 of
 // their 48 profiles so), and a profile's replays beside a timed test would slow it. So every test lab.json marks
-// "timing" in a GPU grader (grader_main.cpp) holds an exclusive lock on a file named for the GPUs the process sees
+// "timing" in a GPU grader (main/grader_main.cpp) holds an exclusive lock on a file named for the GPUs the process sees
 // (/tmp/gpulab-ncu-<CUDA_VISIBLE_DEVICES or all>.lock, or $GPULAB_PROFILE_LOCK): the drawn samples are read inside
 // timed tests. Re-entrant within a process.
 class GpuProfileLock {

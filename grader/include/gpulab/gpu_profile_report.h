@@ -69,8 +69,7 @@ std::string speed_diagnosis(const GpuProfile& profile, const std::string& suite,
 // <instance>"] to the GPU's figures of each launch, for recording them (grader/tools/record_gpu_counters.py).
 std::string gpu_beside_cpu_table(const GpuProfile& profile, const nlohmann::json& cpu_rows,
                                  std::vector<std::string>* disagreeing, nlohmann::json* gpu_figures = nullptr);
-// The figures the agreement compares, of a CPU-mode row and of the GPU's.
-CounterFigures counter_figures(const AccessFigures& f);
+// The figures the agreement compares, of the GPU's row (a CPU-mode row's: access_analysis.h).
 CounterFigures counter_figures(const GpuKernelFigures& g);
 
 // The table Report.GpuProfile prints; `expert_why` (GpuProfile::expert_why), where given, is its one line on why no

@@ -19,6 +19,8 @@
 // (access_diagnosis.h), under the same names, so the report reads one map either way (launch_metrics below).
 #pragma once
 
+#include "gpulab/profile_limits.h"
+
 #include "gpulab/gpu_profile.h"
 #include "gpulab/launch_recorder.h"
 
@@ -36,10 +38,6 @@ enum class CounterList { check, full };
 // The metric names of a list (those CUPTI refuses on this GPU are left out when it is set up).
 std::vector<std::string> counter_metrics(CounterList list, bool count_shared_bytes);
 
-// At most this many kernels of one launch function call are profiled: a launch function of hundreds of small kernels
-// would otherwise make a drawn sample take minutes (each kernel is replayed once per pass). More is the launch
-// function's doing (every lab's launch runs one or two kernels), and its speed points wait (timing.cpp).
-inline constexpr std::size_t kMaxProfiledKernels = 16;
 
 struct SampleCounters {
     std::vector<ProfiledKernel> kernels;  // one per kernel launched, in launch order

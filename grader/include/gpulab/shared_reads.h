@@ -54,7 +54,7 @@ SharedReadsBar shared_reads_bar(const Json& technique);
 
 // The budget applies to every launch a count sees, so a launch function of hundreds of small kernels would cost
 // minutes. Shared memory is counted only where the launch function makes at most as many launches as the GPU's
-// drawn samples profile (kMaxProfiledKernels, sample_counters.h: more is the launch function's doing, and its
+// drawn samples profile (kMaxProfiledKernels, profile_limits.h: more is the launch function's doing, and its
 // speed points wait there); elsewhere its figure is left out and *why says so. `launches`: the launches the launch
 // function made (a count's AccessCount::launches); a GeometryCheck's are learnt from a dry run (nothing runs).
 SharedCounting shared_counting_for(unsigned long long launches, const SharedReadsBar& bar, std::string* why);

@@ -1,5 +1,5 @@
 // CPU execution mode: device buffers are host memory, so the comparison is a plain loop.
-#include "output_check.h"
+#include "gpulab/output_check.h"
 
 namespace gpulab {
 

@@ -2,12 +2,11 @@
 #include "gpulab/kernel_resources.h"
 
 #include "gpulab/child_spawn.h"
+#include "gpulab/demangle.h"
 #include "gpulab/lab_config.h"
 #include "gpulab/program_on_path.h"
 
-#include <cxxabi.h>
 #include <dlfcn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,60 +22,10 @@
 #include <mutex>
 #include <sstream>
 
-extern char** environ;
-
 namespace gpulab {
 namespace kernel_resources_detail {
 
 namespace fs = std::filesystem;
-
-// Runs `argv` to its end; its output (stdout and stderr) in `text`. True where it exited 0.
-bool run_tool(const std::vector<std::string>& argv, std::string& text) {
-    char log[] = "/tmp/gpulab-tool-XXXXXX";
-    const int fd = ::mkstemp(log);
-    if (fd < 0) {
-        text = std::string("cannot make a temporary file: ") + std::strerror(errno);
-        return false;
-    }
-    ::close(fd);
-    std::vector<std::string> env;
-    for (char** e = environ; e && *e; ++e) env.emplace_back(*e);
-    bool ok = false;
-    try {
-        const pid_t pid = spawn_child(argv, env, log, argv.front());
-        int status = 0;
-        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-        }
-        text = read_text_file(log);
-        ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    } catch (const std::exception& e) {
-        text = e.what();
-    }
-    ::unlink(log);
-    return ok;
-}
-
-// The C++ runtime's demangler; where it gives up (GCC 12's cannot read a generic lambda's pack in a kernel
-// template's launch thunk), binutils' c++filt, once per name. The mangled name itself where neither can.
-std::string demangle(const std::string& mangled) {
-    int status = 0;
-    std::unique_ptr<char, void (*)(void*)> text(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
-                                                std::free);
-    if (status == 0 && text) return text.get();
-    if (mangled.rfind("_Z", 0) != 0) return mangled;
-    static std::mutex mutex;
-    static std::map<std::string, std::string> cache;
-    std::lock_guard<std::mutex> lock(mutex);
-    if (const auto found = cache.find(mangled); found != cache.end()) return found->second;
-    std::string out = mangled;
-    if (const std::string filt = program_on_path("c++filt"); !filt.empty() && run_tool({filt, mangled}, out)) {
-        while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-        if (out.empty()) out = mangled;
-    } else {
-        out = mangled;
-    }
-    return cache.emplace(mangled, out).first->second;
-}
 
 std::string read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -367,7 +316,9 @@ std::string find_cuobjdump() {
 GpuBuildResources run_cuobjdump(const std::string& tool, const std::string& library) {
     GpuBuildResources r;
     std::string text;
-    if (run_tool({tool, "--dump-resource-usage", library}, text)) r = parse_cuobjdump_resource_usage(text);
+    const ToolRun dumped = run_tool({tool, "--dump-resource-usage", library});
+    text = dumped.started ? dumped.output : dumped.cannot_start;
+    if (dumped.succeeded()) r = parse_cuobjdump_resource_usage(text);
     else r.why = tool + " --dump-resource-usage failed: " + text.substr(0, 300);
     return r;
 }

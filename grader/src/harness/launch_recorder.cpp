@@ -1,5 +1,7 @@
 #include "gpulab/launch_recorder.h"
 
+#include "gpulab/demangle.h"
+
 #include <mutex>
 #include <utility>
 #include <sstream>
@@ -145,7 +147,6 @@ std::string gpulab::symbol_name_of(const void* symbol) { return variable_at(symb
 #include "gpulab/launch_geometry.h"
 
 #include <cuda.h>
-#include <cxxabi.h>
 #include <dlfcn.h>
 
 #include <atomic>
@@ -351,11 +352,7 @@ std::string gpulab::kernel_name_of(const void* kernel) {
     const char* name = nullptr;
     if (cudaFuncGetName(&name, kernel) == cudaSuccess && name) {
         // "heat_rod::ftcs_interior(float const*, float*, int, float)", not "_ZN8heat_rod13ftcs_interiorEPKfPfif".
-        int status = -1;
-        char* readable = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-        const std::string text = status == 0 && readable ? readable : name;
-        std::free(readable);
-        return text;
+        return demangle(name);
     }
     cudaGetLastError();
     std::ostringstream out;
@@ -396,13 +393,7 @@ std::map<const void*, std::string>& variable_names() {  // guarded by g_variable
     return names;
 }
 
-std::string readable_symbol(const char* name) {
-    int status = -1;
-    char* readable = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-    const std::string text = status == 0 && readable ? readable : name;
-    std::free(readable);
-    return text;
-}
+std::string readable_symbol(const char* name) { return gpulab::demangle(name); }
 
 }  // namespace
 

@@ -1,7 +1,6 @@
 #include "gpulab/access_analysis.h"
 
 #include "gpulab/format.h"
-#include "gpulab/gpu_profile_report.h"
 #include "gpulab/grader_test.h"
 #include "gpulab/kernel_resources.h"
 #include "gpulab/lab_config.h"
@@ -14,6 +13,11 @@
 #include <sstream>
 
 namespace gpulab {
+
+CounterFigures counter_figures(const AccessFigures& f) {
+    return {f.load_sector_use, f.store_sector_use, f.shared_load_conflicts_per_request,
+            f.shared_store_conflicts_per_request};
+}
 namespace {
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0; }

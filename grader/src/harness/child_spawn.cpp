@@ -1,7 +1,9 @@
-// Starting a tool as the grader's child (child_spawn.h), for the sanitizer pass and the GPU profile.
+// Starting a tool as the grader's child (child_spawn.h): the one way grader/src runs another program.
 #include "gpulab/child_spawn.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -11,6 +13,11 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+extern char** environ;
 
 namespace gpulab {
 
@@ -55,6 +62,53 @@ pid_t spawn_child(const std::vector<std::string>& argv, const std::vector<std::s
     if (pid < 0) throw std::runtime_error("cannot start " + what + ": " + std::strerror(errno));
     ::setpgid(pid, pid);  // either side may win the race; both ask for the same group
     return pid;
+}
+
+ToolRun run_tool(const std::vector<std::string>& argv, int limit_s, std::size_t max_output) {
+    ToolRun run;
+    char log[] = "/tmp/gpulab-tool-XXXXXX";
+    const int fd = ::mkstemp(log);
+    if (fd < 0) {
+        run.cannot_start = std::string("cannot make a temporary file: ") + std::strerror(errno);
+        return run;
+    }
+    ::close(fd);
+    std::vector<std::string> env;
+    for (char** e = environ; e && *e; ++e) env.emplace_back(*e);
+    pid_t pid = -1;
+    try {
+        pid = spawn_child(argv, env, log, argv.front());
+    } catch (const std::exception& e) {
+        run.cannot_start = e.what();
+        ::unlink(log);
+        return run;
+    }
+    run.started = true;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limit_s);
+    int status = 0;
+    for (;;) {
+        const pid_t done = ::waitpid(pid, &status, limit_s > 0 ? WNOHANG : 0);
+        if (done == pid) break;
+        if (done < 0 && errno != EINTR) break;  // reaped elsewhere: no status to report
+        if (limit_s > 0 && !run.timed_out && std::chrono::steady_clock::now() >= deadline) {
+            run.timed_out = true;
+            ::kill(-pid, SIGKILL);  // its process group: anything it started too
+            ::kill(pid, SIGKILL);
+        }
+        if (limit_s > 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (run.timed_out) ::kill(-pid, SIGKILL);  // whatever it started and left behind
+    if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
+    run.output = read_text_file(log);
+    if (run.output.size() > max_output) run.output.resize(max_output);
+    ::unlink(log);
+    // spawn_child's child exits 127 where exec fails: the program could not be started.
+    if (run.exit_code == 127 && run.output.empty()) {
+        run.started = false;
+        run.cannot_start = "cannot run " + argv.front();
+    }
+    return run;
 }
 
 }  // namespace gpulab

@@ -1,11 +1,8 @@
 #include "gpulab/plot.h"
+#include "gpulab/child_spawn.h"
 #include "gpulab/program_on_path.h"
 
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,8 +20,6 @@
 #error "the harness is compiled with GPULAB_PLOT_SCRIPT_PATH (grader/CMakeLists.txt sets it)"
 #endif
 
-extern char** environ;
-
 namespace gpulab {
 namespace {
 
@@ -32,98 +27,8 @@ constexpr int kExitNoMatplotlib = 3;         // gpulab_plot.py: matplotlib canno
 constexpr std::size_t kMaxOutput = 64 * 1024;  // of the script's output kept; the rest is dropped
 const char* const kInstall = "sudo apt-get install python3-matplotlib";
 
-struct Run {
-    bool started = false;
-    std::string cannot_start;  // when not started
-    bool timed_out = false;
-    int exit_code = -1;        // when it exited
-    int signal = 0;            // when a signal ended it
-    std::string output;
-};
-
-// Runs argv (argv[0] a path) with stdout and stderr into one pipe, stdin from /dev/null, in its own
-// process group, with no other descriptor of this process; kills the group after `limit_s`.
-Run run_captured(const std::vector<std::string>& args, int limit_s) {
-    Run run;
-    int pipe_fds[2];
-    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
-        run.cannot_start = std::string("cannot make a pipe: ") + std::strerror(errno);
-        return run;
-    }
-    posix_spawn_file_actions_t actions;
-    posix_spawnattr_t attributes;
-    ::posix_spawn_file_actions_init(&actions);
-    ::posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    ::posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-    ::posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
-    ::posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-    ::posix_spawnattr_init(&attributes);
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    ::posix_spawnattr_setsigmask(&attributes, &none);
-    ::posix_spawnattr_setsigdefault(&attributes, &all);
-    ::posix_spawnattr_setpgroup(&attributes, 0);
-    ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-
-    std::vector<char*> argv;
-    for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-    argv.push_back(nullptr);
-    pid_t pid = -1;
-    const int spawned = ::posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), environ);
-    ::posix_spawn_file_actions_destroy(&actions);
-    ::posix_spawnattr_destroy(&attributes);
-    ::close(pipe_fds[1]);
-    if (spawned != 0) {
-        ::close(pipe_fds[0]);
-        run.cannot_start = "cannot run " + args[0] + ": " + std::strerror(spawned);
-        return run;
-    }
-    run.started = true;
-
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limit_s);
-    const auto ms_left = [&] {
-        return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-    };
-    // Read until the script closes its end (it exits), or the time is up.
-    for (bool open = true; open;) {
-        const long long left = ms_left();
-        if (left <= 0) {
-            run.timed_out = true;
-            break;
-        }
-        pollfd reader{pipe_fds[0], POLLIN, 0};
-        const int ready = ::poll(&reader, 1, int(std::min<long long>(left, 1000)));
-        if (ready < 0 && errno != EINTR) break;
-        if (ready <= 0) continue;
-        char buffer[4096];
-        const ssize_t got = ::read(pipe_fds[0], buffer, sizeof buffer);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) open = false;
-        else if (run.output.size() < kMaxOutput) run.output.append(buffer, std::size_t(got));
-    }
-    ::close(pipe_fds[0]);
-    const auto kill_all = [pid] {
-        ::kill(-pid, SIGKILL);  // its process group: anything it started too
-        ::kill(pid, SIGKILL);
-    };
-    if (run.timed_out) kill_all();
-    int status = 0;
-    for (;;) {
-        const pid_t done = ::waitpid(pid, &status, WNOHANG);
-        if (done == pid) break;
-        if (done < 0 && errno != EINTR) return run;  // reaped elsewhere: no status to report
-        if (!run.timed_out && ms_left() <= 0) {
-            run.timed_out = true;
-            kill_all();
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    if (run.timed_out) ::kill(-pid, SIGKILL);  // whatever it started and left behind
-    if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
-    return run;
-}
+// Runs argv (argv[0] a path) to its end or `limit_s`, output captured (child_spawn.h).
+ToolRun run_captured(const std::vector<std::string>& args, int limit_s) { return run_tool(args, limit_s, kMaxOutput); }
 
 // The last line of the script's output that says something: its one-line reason.
 std::string last_line(const std::string& output) {
@@ -191,7 +96,7 @@ PlotOutcome draw_plot(const std::string& kind, const std::string& data_path, con
         for (const std::string& python : pythons) {
             std::vector<std::string> args{python, script, kind, data_path};
             args.insert(args.end(), extra_args.begin(), extra_args.end());
-            const Run run = run_captured(args, time_limit_s);
+            const ToolRun run = run_captured(args, time_limit_s);
             outcome.output = run.output;
             if (!run.started) {
                 outcome.skipped_because = run.cannot_start;

@@ -314,11 +314,6 @@ std::string gpu_profile_table(const std::vector<GpuKernelFigures>& rows, const s
     return out.str();
 }
 
-CounterFigures counter_figures(const AccessFigures& f) {
-    return {f.load_sector_use, f.store_sector_use, f.shared_load_conflicts_per_request,
-            f.shared_store_conflicts_per_request};
-}
-
 CounterFigures counter_figures(const GpuKernelFigures& g) {
     return {g.load_sector_use, g.store_sector_use, g.shared_load_conflicts_per_request,
             g.shared_store_conflicts_per_request};
@@ -425,12 +420,9 @@ void report_gpu_profile() {
     if (yours > 2)
         measured = std::to_string(profiled) + " of " + std::to_string(yours) + " timed launches profiled, causes: " +
                    (causes.empty() ? "none" : causes);
-    // The grade table's figure (what record_figure records, called here directly so that programs linking the
-    // harness without a grader's main(), the self-tests, link this file).
-    testing::Test::RecordProperty("measured", measured + " (profile " + fixed(profile.seconds, 1) + " s" +
-                                                  "; table in tests.log" +
-                                                  (plot.drawn_or_queued() ? "; picture " + png_path : "") + ")");
-    testing::Test::RecordProperty("threshold", "a report: no bar");
+    record_figure(measured + " (profile " + fixed(profile.seconds, 1) + " s" + "; table in tests.log" +
+                      (plot.drawn_or_queued() ? "; picture " + png_path : "") + ")",
+                  "a report: no bar");
 }
 
 class GpuProfileReportTest : public testing::Test {

@@ -6,7 +6,7 @@
 #include "gpulab/grader_test.h"
 #include "gpulab/launch_geometry.h"
 #include "gpulab/random.h"
-#include "gpulab/sample_counters.h"
+#include "gpulab/profile_limits.h"
 
 #include <algorithm>
 #include <cmath>

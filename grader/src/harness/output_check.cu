@@ -1,4 +1,4 @@
-#include "output_check.h"
+#include "gpulab/output_check.h"
 
 #include "gpulab/cuda_check.h"
 #include "gpulab/device_resources.h"

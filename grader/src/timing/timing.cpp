@@ -6,7 +6,7 @@
 #include "gpulab/guarded_array.h"
 #include "gpulab/launch_deadline.h"
 #include "gpulab/timed_samples.h"
-#include "output_check.h"
+#include "gpulab/output_check.h"
 
 #include <gtest/gtest.h>
 

@@ -66,7 +66,7 @@ private:
 
 // ---- Running one tool ----------------------------------------------------------------------------------
 
-struct ToolRun {
+struct SanitizerRun {
     std::string tool;
     std::string log;
     pid_t pid = -1;
@@ -98,13 +98,13 @@ unsigned tool_time_limit_s() {
 }
 
 // Runs the four tools at once, each on this binary's workload, and waits for all of them.
-std::vector<ToolRun> run_tools(const std::string& sanitizer, const std::string& student_library, const fs::path& dir) {
+std::vector<SanitizerRun> run_tools(const std::string& sanitizer, const std::string& student_library, const fs::path& dir) {
     const std::string self = own_executable_path();
     if (self.empty()) throw std::runtime_error("cannot tell where this grader binary is (/proc/self/exe)");
     const std::vector<std::string> env = child_env(student_library);
-    std::vector<ToolRun> runs;
+    std::vector<SanitizerRun> runs;
     for (const char* tool : kTools) {
-        ToolRun run;
+        SanitizerRun run;
         run.tool = tool;
         run.log = (dir / (std::string(tool) + ".log")).string();
         run.pid = spawn_child({sanitizer, "--tool", tool, "--error-exitcode", std::to_string(kToolFoundErrors),
@@ -116,7 +116,7 @@ std::vector<ToolRun> run_tools(const std::string& sanitizer, const std::string& 
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(tool_time_limit_s());
     for (;;) {
         bool waiting = false;
-        for (ToolRun& run : runs) {
+        for (SanitizerRun& run : runs) {
             if (run.finished) continue;
             if (::waitpid(run.pid, &run.status, WNOHANG) == run.pid) {
                 run.finished = true;
@@ -134,7 +134,7 @@ std::vector<ToolRun> run_tools(const std::string& sanitizer, const std::string& 
         if (!waiting) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    for (ToolRun& run : runs) run.output = read_text_file(run.log);
+    for (SanitizerRun& run : runs) run.output = read_text_file(run.log);
     return runs;
 }
 
@@ -221,13 +221,13 @@ void check_kernels_with_sanitizer() {
     }
     const fs::path dir = made;
     const auto started = std::chrono::steady_clock::now();
-    const std::vector<ToolRun> runs = run_tools(sanitizer, library, dir);
+    const std::vector<SanitizerRun> runs = run_tools(sanitizer, library, dir);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
     std::vector<SanitizerFinding> findings;
     std::vector<std::string> problems, could_not_run;
     std::map<std::string, std::size_t> errors_by_tool;
-    for (const ToolRun& run : runs) {
+    for (const SanitizerRun& run : runs) {
         const std::vector<SanitizerFinding> found = parse_sanitizer_output(run.tool, run.output);
         const bool started_workload = run.output.find(kStarted) != std::string::npos;
         const bool finished_workload = run.output.find(kFinished) != std::string::npos;

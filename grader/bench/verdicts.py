@@ -70,10 +70,22 @@ def grade(build_dir, lab, solution, mode, seed, out_root, flags, build):
     if not labs:
         return {"error": f"no summary (exit {run.returncode}): " + run.stdout[-1500:]}
     graded = labs[0]
-    return {"points": graded["points"], "max_points": graded["max_points"], "voided": graded.get("voided", ""),
-            "compiled": graded.get("compiled", True), "exit": run.returncode, "seconds": round(time.monotonic() - started, 1),
+    return {"points": graded["points"], "max_points": graded["max_points"], "admission": admission_of(graded),
+            "exit": run.returncode, "seconds": round(time.monotonic() - started, 1),
             "device": summary.get("device", {}).get("name", ""),
             "tests": {t["id"]: {"verdict": t["verdict"], "points": t["points"]} for t in graded["tests"]}}
+
+
+def admission_of(entry):
+    """The admission verdict of a summary.json entry ("admitted", "refused", "not_compiled", ...), also of an entry
+    (or an earlier recording of this script) from before the verdict travelled whole."""
+    if isinstance(entry.get("admission"), dict):
+        return entry["admission"].get("verdict", "admitted")
+    if isinstance(entry.get("admission"), str):
+        return entry["admission"]
+    if entry.get("compiled") is False:
+        return "not_compiled"
+    return entry.get("voided") or "admitted"
 
 
 def record(args):
@@ -142,7 +154,8 @@ def compare(args):
         differences = []
         if x["points"] != y["points"]:
             differences.append(f"lab points {x['points']:g} -> {y['points']:g}")
-        for field in ("voided", "compiled"):
+        x.setdefault("admission", admission_of(x)), y.setdefault("admission", admission_of(y))
+        for field in ("admission",):
             if x.get(field) != y.get(field):
                 differences.append(f"{field} {x.get(field)!r} -> {y.get(field)!r}")
         for test in sorted(set(x["tests"]) | set(y["tests"])):

@@ -383,26 +383,26 @@ private:
 // ---- what a lab's status means to a student ------------------------------------------------------------
 
 void explain_status(Document& doc, const GradedLab& lab) {
-    const std::string build_errors = string_of(lab.result, "build_errors");
-    const std::string void_reason = string_of(lab.result, "void_reason");
+    const AdmissionOfLab admission = admission_of(lab.result);
+    const std::string& reason = admission.reason;  // the compiler's words, what was refused, what was forged
     if (is_status(lab, status::did_not_build)) {
-        if (build_errors.find("gpulab CPU execution mode:") != std::string::npos) {
+        if (admission.verdict == "cpu_mode_cannot_build") {
             doc.emphasis_paragraph("CPU execution mode cannot build your code: it uses a CUDA feature this mode does not "
                                    "run (named below). The code may well be right; it must be graded on a machine with a GPU.");
         } else {
             doc.emphasis_paragraph("Your code did not compile, so no test could run and the lab scores 0. The compiler said:");
         }
-        doc.preformatted(build_errors.empty() ? "(the build left no message)" : clipped(build_errors));
+        doc.preformatted(reason.empty() ? "(the build left no message)" : clipped(reason));
     } else if (is_status(lab, status::empty)) {
         doc.emphasis_paragraph("Your submission held none of this lab's files, so nothing could be graded and the lab "
                                "scores 0. Check the file names against the lab's starter folder.");
     } else if (is_status(lab, status::refused)) {
         doc.emphasis_paragraph("Not run: your code uses something these labs do not allow, so the lab scores 0.");
-        if (!void_reason.empty()) doc.preformatted(void_reason);
+        if (!reason.empty()) doc.preformatted(reason);
     } else if (is_status(lab, status::tampered)) {
         doc.emphasis_paragraph("The results of this run cannot count: something changed what the grader records, so "
                                "the lab scores 0.");
-        if (!void_reason.empty()) doc.preformatted(void_reason);
+        if (!reason.empty()) doc.preformatted(reason);
     } else if (is_status(lab, status::crashed)) {
         doc.emphasis_paragraph("Your code took the grader down (a crash, a hang or an exhausted GPU): the tests that "
                                "did not finish score 0. What went wrong below says what is known.");
@@ -677,12 +677,33 @@ double median_of(std::vector<double> values) {
 // ---- status and summaries ---------------------------------------------------------------------------
 
 std::string status_of(const json& lab_entry) {
-    if (lab_entry.is_object() && lab_entry.contains("compiled") && lab_entry["compiled"] == false) return status::did_not_build;
-    const std::string voided = string_of(lab_entry, "voided");
-    if (voided == "refused") return status::refused;
-    if (voided == "tampered") return status::tampered;
-    if (!voided.empty()) return voided;
+    const std::string verdict = admission_of(lab_entry).verdict;
+    if (verdict == "not_compiled" || verdict == "cpu_mode_cannot_build") return status::did_not_build;
+    if (verdict == "refused") return status::refused;
+    if (verdict == "tampered") return status::tampered;
+    if (!verdict.empty() && verdict != "admitted") return verdict;
     return status::graded;
+}
+
+AdmissionOfLab admission_of(const json& lab_entry) {
+    AdmissionOfLab a;
+    if (!lab_entry.is_object()) return a;
+    if (lab_entry.contains("admission") && lab_entry["admission"].is_object()) {
+        a.verdict = string_of(lab_entry["admission"], "verdict");
+        a.reason = string_of(lab_entry["admission"], "reason");
+        return a;
+    }
+    // A summary.json from before the verdict travelled whole (a class database graded earlier).
+    const std::string build_errors = string_of(lab_entry, "build_errors");
+    if (lab_entry.contains("compiled") && lab_entry["compiled"] == false) {
+        a.verdict = build_errors.find("gpulab CPU execution mode:") != std::string::npos ? "cpu_mode_cannot_build"
+                                                                                        : "not_compiled";
+        a.reason = build_errors;
+    } else if (const std::string voided = string_of(lab_entry, "voided"); !voided.empty()) {
+        a.verdict = voided;
+        a.reason = string_of(lab_entry, "void_reason");
+    }
+    return a;
 }
 
 std::vector<GradedLab> graded_labs_from_summary(const std::string& student, const json& summary,

@@ -22,7 +22,7 @@ struct GradedLab {
     std::string status;
     double points = 0;
     double max_points = 0;
-    // gpulab-grade's entry for this lab in summary.json (title, tests[], build_errors, void_reason,
+    // gpulab-grade's entry for this lab in summary.json (title, tests[], admission,
     // artifacts, ...); null where nothing ran (an empty submission).
     nlohmann::json result;
     // From intake, for the student: where files were found, what was brought and ignored.
@@ -35,6 +35,15 @@ struct GradedLab {
 
 // The status gpulab-grade's summary.json entry implies: did not build, refused, tampered, else graded.
 std::string status_of(const nlohmann::json& lab_entry);
+
+// The admission verdict of a summary.json entry, whole ("admission": {"verdict", "reason"}; admission.h's keys:
+// "admitted", "refused", "not_compiled", "cpu_mode_cannot_build", "tampered"), also from an entry written before it
+// travelled whole (compiled, build_errors, voided, void_reason).
+struct AdmissionOfLab {
+    std::string verdict;  // "" where the entry says nothing: admitted
+    std::string reason;
+};
+AdmissionOfLab admission_of(const nlohmann::json& lab_entry);
 
 // Every lab of one gpulab-grade run (summary.json as a whole) as GradedLabs of `student`: points,
 // status, mode, GPU and seed from the summary; relative artifact paths resolve against `grade_dir`.

@@ -4,6 +4,7 @@
 #include "lab_grading.h"
 
 #include <filesystem>
+#include <utility>
 
 namespace gpulab::runner {
 namespace {
@@ -11,6 +12,9 @@ namespace {
 namespace fs = std::filesystem;
 
 bool refuses(const CallCheck& check) { return !check.refused.empty(); }
+
+// How gpulab-cu2cpp begins its message about a CUDA feature CPU execution mode does not run (grader/cpu/README.md).
+const char* const kCpuModeCannotBuild = "gpulab CPU execution mode:";
 
 // Whether the call check applies: a cheat may switch it off to test the result channel behind it. A
 // prebuilt reference (a student release) has no objects to read: it was checked where it was compiled.
@@ -42,7 +46,10 @@ AdmissionVerdict admit(const AdmissionFacts& facts) {
         // A refused call that broke the build is the student's to read, not the linker's message about it.
         if (!build.built && refuses(build.refused_in_failed_build))
             return {Admission::refused, build.refused_in_failed_build.describe()};
-        if (!build.built) return {Admission::not_compiled, build.errors};
+        if (!build.built)
+            return {build.errors.find(kCpuModeCannotBuild) != std::string::npos ? Admission::not_buildable_in_cpu_mode
+                                                                              : Admission::not_compiled,
+                    build.errors};
         // Nothing of the solution runs before its calls have passed.
         if (refuses(build.calls)) return {Admission::refused, build.calls.describe()};
     }
@@ -57,9 +64,30 @@ const char* admission_word(Admission admission) {
         case Admission::admitted: return "admitted";
         case Admission::refused: return "refused";
         case Admission::not_compiled: return "not compiled";
+        case Admission::not_buildable_in_cpu_mode: return "not compiled";
         case Admission::tampered: return "tampered";
     }
     return "";
+}
+
+namespace {
+constexpr std::pair<Admission, const char*> kKeys[] = {{Admission::admitted, "admitted"},
+                                                       {Admission::refused, "refused"},
+                                                       {Admission::not_compiled, "not_compiled"},
+                                                       {Admission::not_buildable_in_cpu_mode, "cpu_mode_cannot_build"},
+                                                       {Admission::tampered, "tampered"}};
+}  // namespace
+
+const char* admission_key(Admission admission) {
+    for (const auto& [a, key] : kKeys)
+        if (a == admission) return key;
+    return "";
+}
+
+Admission admission_of_key(const std::string& key) {
+    for (const auto& [a, k] : kKeys)
+        if (key == k) return a;
+    return Admission::admitted;
 }
 
 CallCheck check_includes(const Solution& solution, const Json& config) {

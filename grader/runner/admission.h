@@ -23,12 +23,15 @@
 
 namespace gpulab::runner {
 
-enum class Admission { admitted, refused, not_compiled, tampered };
+// not_buildable_in_cpu_mode: the build failed in CPU execution mode on a CUDA feature that mode does not run (the
+// code may be right: it must be graded on a GPU), told apart from a compile error where the verdict is made.
+enum class Admission { admitted, refused, not_compiled, not_buildable_in_cpu_mode, tampered };
 
 struct AdmissionVerdict {
     Admission admission = Admission::admitted;
     std::string reason;  // what the student reads: what was refused, the compiler's errors, what was forged
     bool admitted() const { return admission == Admission::admitted; }
+    bool built() const { return admission != Admission::not_compiled && admission != Admission::not_buildable_in_cpu_mode; }
 };
 
 // The solution's build for one way of running kernels (the GPU, CPU execution mode).
@@ -51,8 +54,12 @@ struct AdmissionFacts {
 
 AdmissionVerdict admit(const AdmissionFacts& facts);
 
-// The word for a verdict in a lab's table and in summary.json: "refused", "not compiled", "tampered".
+// The word for a verdict in a lab's table: "refused", "not compiled" (either kind of build failure), "tampered".
 const char* admission_word(Admission admission);
+// The verdict in summary.json, the class gradebook and Gradescope's output ("admission": {"verdict": key, "reason":
+// ...}): "admitted", "refused", "not_compiled", "cpu_mode_cannot_build", "tampered"; and back (an unknown key: admitted).
+const char* admission_key(Admission admission);
+Admission admission_of_key(const std::string& key);
 
 // ---- the checks whose results admit() reads (call_policy.h). Each passes where the call check does not
 // apply (a variant that switches it off, a prebuilt reference); a check that cannot run throws UsageError.

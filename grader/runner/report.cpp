@@ -59,18 +59,23 @@ nlohmann::json feedback_json(const std::vector<Feedback>& feedback) {
 void print_lab(std::ostream& out, const LabScore& lab, bool color) {
     const char* reset = color ? "\033[0m" : "";
     out << "\n== " << lab.lab << ": " << lab.title << "\n";
-    if (!lab.compiled && lab.build_errors.find("gpulab CPU execution mode:") != std::string::npos) {
-        out << "  CPU execution mode cannot build your code: it uses a CUDA feature this mode does not run "
-               "(named below). The code may well be right; grade it on a machine with a GPU.\n"
-            << indent(lab.build_errors, "    ");
-    } else if (!lab.compiled) {
-        out << "  Your code did not compile, so no test could run. The compiler said:\n"
-            << indent(lab.build_errors, "    ");
-    } else if (lab.voided == "refused") {
-        out << "  Not run: the lab scores 0.\n" << indent(lab.void_reason, "  ");
-    } else if (lab.voided == "tampered") {
-        const char* red = color ? "\033[31m" : "";
-        out << red << indent(lab.void_reason, "  ") << reset << "  The lab scores 0.\n";
+    const std::string& reason = lab.admission.reason;
+    switch (lab.admission.admission) {
+        case Admission::not_buildable_in_cpu_mode:
+            out << "  CPU execution mode cannot build your code: it uses a CUDA feature this mode does not run "
+                   "(named below). The code may well be right; grade it on a machine with a GPU.\n"
+                << indent(reason, "    ");
+            break;
+        case Admission::not_compiled:
+            out << "  Your code did not compile, so no test could run. The compiler said:\n" << indent(reason, "    ");
+            break;
+        case Admission::refused: out << "  Not run: the lab scores 0.\n" << indent(reason, "  "); break;
+        case Admission::tampered: {
+            const char* red = color ? "\033[31m" : "";
+            out << red << indent(reason, "  ") << reset << "  The lab scores 0.\n";
+            break;
+        }
+        case Admission::admitted: break;
     }
     out << "  " << fit("test", 36) << fit("points", 9) << fit("verdict", 17) << fit("measured", 52) << "threshold\n";
     for (const IdScore& s : lab.ids) {
@@ -136,10 +141,10 @@ nlohmann::json to_json(const GradeRun& run) {
                              {"measured", s.measured}, {"threshold", s.threshold}, {"properties", s.properties},
                              {"details", s.details}});
         labs.push_back({{"lab", lab.lab}, {"title", lab.title}, {"points", lab.points}, {"max_points", lab.max_points},
-                        {"points_not_run", lab.points_not_run}, {"compiled", lab.compiled},
-                        {"voided", lab.voided}, {"void_reason", lab.void_reason},
+                        {"points_not_run", lab.points_not_run},
+                        {"admission", {{"verdict", admission_key(lab.admission.admission)}, {"reason", lab.admission.reason}}},
                         {"artifacts", lab.artifacts}, {"feedback", feedback_json(lab.feedback)},
-                        {"build_errors", lab.build_errors}, {"problems", lab.problems}, {"tests", tests}});
+                        {"problems", lab.problems}, {"tests", tests}});
     }
     return {{"solution", run.solution}, {"mode", run.mode}, {"gpu", run.gpu}, {"device", run.device}, {"seed", run.seed}, {"labs", labs}};
 }

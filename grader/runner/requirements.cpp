@@ -18,12 +18,15 @@ namespace {
 int check_voided(const LabScore& lab, const Json& expect) {
     const std::string verdict = expect.at("verdict");
     const std::string names = expect.value("names", "");
-    if (lab.voided != verdict || lab.points != 0 || lab.void_reason.find(names) == std::string::npos) {
-        const std::string got = !lab.voided.empty() ? lab.voided : lab.compiled ? "a graded run" : "a build failure";
+    const AdmissionVerdict& admission = lab.admission;
+    const bool voided = admission.built() && !admission.admitted();
+    if (!voided || admission_word(admission.admission) != verdict || lab.points != 0 ||
+        admission.reason.find(names) == std::string::npos) {
+        const std::string got = voided ? admission_word(admission.admission)
+                                : admission.admitted() ? "a graded run" : "a build failure";
         std::cout << "  EXPECTED this cheat to be " << verdict << " with a reason naming \"" << names
                   << "\" and no points; got " << got << " with " << lab.points << " points\n";
-        if (!lab.compiled) std::cout << lab.build_errors << "\n";
-        if (!lab.void_reason.empty()) std::cout << lab.void_reason << "\n";
+        if (!admission.reason.empty()) std::cout << admission.reason << "\n";
         return kRequirementNotMet;
     }
     std::cout << "  cheat " << verdict << ", as it must be: " << expect.value("cheat", "") << "\n";
@@ -33,8 +36,9 @@ int check_voided(const LabScore& lab, const Json& expect) {
 // The planted bug's tests fail; every test it may not touch passes.
 int check_expectations(const LabScore& lab, const std::string& expect_file) {
     const Json expect = load_json_file(expect_file);
-    if (!lab.voided.empty()) {
-        std::cout << "  EXPECTED a graded run, but the lab was " << lab.voided << ": " << lab.void_reason << "\n";
+    if (lab.admission.built() && !lab.admission.admitted()) {
+        std::cout << "  EXPECTED a graded run, but the lab was " << admission_word(lab.admission.admission) << ": "
+                  << lab.admission.reason << "\n";
         return kRequirementNotMet;
     }
     const auto must_fail = expect.value("must_fail", std::vector<std::string>{});
@@ -178,14 +182,14 @@ int check_requirement(const std::string& requirement, const LabScore& lab, const
     if (expect.contains("verdict")) return check_voided(lab, expect);
     // A planted compile error: the grade must be zero, with the compiler's words for the student.
     if (!expect.value("compiles", true)) {
-        if (lab.compiled || lab.build_errors.find("error") == std::string::npos || lab.points != 0) {
+        if (lab.admission.built() || lab.admission.reason.find("error") == std::string::npos || lab.points != 0) {
             std::cout << "  EXPECTED a build failure reported with the compiler's message and no points\n";
             return kRequirementNotMet;
         }
         std::cout << "  planted compile error reported with the compiler's message; no test ran\n";
         return kGraded;
     }
-    if (!lab.compiled) {
+    if (!lab.admission.built()) {
         std::cout << "  REQUIREMENT NOT MET: the solution does not compile\n";
         return kRequirementNotMet;
     }
@@ -201,8 +205,9 @@ int check_requirement(const std::string& requirement, const LabScore& lab, const
                   << solution.name << "\n";
         return kRequirementNotMet;
     }
-    if (!lab.voided.empty() && requirement != "expected") {
-        std::cout << "  REQUIREMENT NOT MET: the lab was " << lab.voided << ": " << lab.void_reason << "\n";
+    if (lab.admission.built() && !lab.admission.admitted() && requirement != "expected") {
+        std::cout << "  REQUIREMENT NOT MET: the lab was " << admission_word(lab.admission.admission) << ": "
+                  << lab.admission.reason << "\n";
         return kRequirementNotMet;
     }
     if (!lab.problems.empty()) {

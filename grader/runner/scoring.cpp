@@ -285,13 +285,7 @@ LabScore all_points_lost(const nlohmann::json& config, const std::string& verdic
 
 LabScore score_not_admitted(const nlohmann::json& config, const AdmissionVerdict& verdict) {
     LabScore lab = all_points_lost(config, admission_word(verdict.admission));
-    if (verdict.admission == Admission::not_compiled) {
-        lab.compiled = false;
-        lab.build_errors = verdict.reason;
-    } else {
-        lab.voided = admission_word(verdict.admission);
-        lab.void_reason = verdict.reason;
-    }
+    lab.admission = verdict;
     return lab;
 }
 

@@ -51,18 +51,15 @@ struct LabScore {
     // lab.json's order), then a line per failure naming the tests not counted until it passes, and why once.
     std::vector<Feedback> feedback;
     std::vector<std::string> problems;  // config/grader mismatches an instructor must fix
-    bool compiled = true;
-    std::string build_errors;
-    // "refused" (the code calls what the grader does not run) or "tampered" (the result channel carried
-    // what the grader did not write): no test counts, and `void_reason` says why.
-    std::string voided;
-    std::string void_reason;
+    // admit()'s verdict, whole (admission.h): where it did not admit the solution, no test counts and its reason
+    // (the compiler's words, what was refused, what was forged) says why.
+    AdmissionVerdict admission;
     std::vector<std::string> artifacts;  // files the tests left for a person to open
 };
 
 LabScore score_lab(const nlohmann::json& config, const SessionResult& session);
 // A lab whose solution admission did not admit (admission.h): every point lost, each test's verdict the
-// admission's word, and the reason (the compiler's words where it did not compile; else LabScore::void_reason).
+// admission's word, and the reason (the compiler's words where it did not compile; else the verdict's reason).
 LabScore score_not_admitted(const nlohmann::json& config, const AdmissionVerdict& verdict);
 
 }  // namespace gpulab::runner

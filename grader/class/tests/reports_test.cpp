@@ -327,11 +327,27 @@ TEST_F(Reports, FeedbackHasTheTablesFailuresAndPictures) {
     EXPECT_NE(html.find("@media print"), std::string::npos);
 }
 
+// The admission verdict travels whole in summary.json; an entry written before it did (a class database graded
+// earlier) reads the same.
+TEST(AdmissionOfLab, ReadsTheWholeVerdictAndAnEntryWrittenBeforeIt) {
+    const json now = {{"admission", {{"verdict", "cpu_mode_cannot_build"}, {"reason", "uses __shfl_down_sync"}}}};
+    EXPECT_EQ(admission_of(now).verdict, "cpu_mode_cannot_build");
+    EXPECT_EQ(admission_of(now).reason, "uses __shfl_down_sync");
+    EXPECT_EQ(status_of(now), status::did_not_build);
+    const json before = {{"compiled", false}, {"build_errors", "x.cu:1: gpulab CPU execution mode: __shfl_down_sync"}};
+    EXPECT_EQ(admission_of(before).verdict, "cpu_mode_cannot_build");
+    EXPECT_EQ(status_of(before), status::did_not_build);
+    const json refused_before = {{"compiled", true}, {"voided", "refused"}, {"void_reason", "calls getenv"}};
+    EXPECT_EQ(status_of(refused_before), status::refused);
+    EXPECT_EQ(admission_of(refused_before).reason, "calls getenv");
+    EXPECT_EQ(status_of(json{{"admission", {{"verdict", "admitted"}, {"reason", ""}}}}), status::graded);
+}
+
 TEST_F(Reports, FeedbackShowsTheCompilerMessageAsText) {
     GradedLab hostile = bob_[1];
     hostile.student = "<b>mallory</b>";
-    hostile.result["build_errors"] = "heat_rod.cu:3:1: error: '<script>alert(1)</script>' does not name a type\n"
-                                     "   3 | ```<script>alert(1)</script>\n";
+    hostile.result["admission"]["reason"] = "heat_rod.cu:3:1: error: '<script>alert(1)</script>' does not name a type\n"
+                                            "   3 | ```<script>alert(1)</script>\n";
     const FeedbackFiles files = write_feedback(dir_ / "mallory", hostile.student, {hostile});
     const std::string md = read(files.markdown), html = read(files.html);
     EXPECT_EQ(html.find("<script"), std::string::npos) << html;

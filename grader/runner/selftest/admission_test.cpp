@@ -117,22 +117,41 @@ nlohmann::json config() {
 
 TEST(Admission, AVerdictBecomesTheLabsScore) {
     const LabScore refused = score_not_admitted(config(), {Admission::refused, "calls getenv"});
-    EXPECT_EQ(refused.voided, "refused");
-    EXPECT_EQ(refused.void_reason, "calls getenv");
-    EXPECT_TRUE(refused.compiled);
+    EXPECT_EQ(refused.admission.admission, Admission::refused);
+    EXPECT_EQ(refused.admission.reason, "calls getenv");
+    EXPECT_TRUE(refused.admission.built());
     EXPECT_DOUBLE_EQ(refused.points, 0);
     EXPECT_DOUBLE_EQ(refused.max_points, 30);
     for (const IdScore& s : refused.ids) EXPECT_EQ(s.verdict, "refused");
 
     const LabScore uncompiled = score_not_admitted(config(), {Admission::not_compiled, "error: expected ';'"});
-    EXPECT_FALSE(uncompiled.compiled);
-    EXPECT_EQ(uncompiled.build_errors, "error: expected ';'");
-    EXPECT_EQ(uncompiled.voided, "");
+    EXPECT_FALSE(uncompiled.admission.built());
+    EXPECT_EQ(uncompiled.admission.reason, "error: expected ';'");
     for (const IdScore& s : uncompiled.ids) EXPECT_EQ(s.verdict, "not compiled");
 
     const LabScore tampered = score_not_admitted(config(), {Admission::tampered, "forged"});
-    EXPECT_EQ(tampered.voided, "tampered");
-    EXPECT_EQ(tampered.void_reason, "forged");
+    EXPECT_EQ(tampered.admission.admission, Admission::tampered);
+    EXPECT_EQ(tampered.admission.reason, "forged");
+}
+
+// A build that fails in CPU execution mode on a CUDA feature that mode does not run is its own verdict, decided
+// here once: the table, the class feedback and Gradescope read it, none of them the compiler's words.
+TEST(Admission, ABuildCpuModeCannotRunIsToldApartFromACompileError) {
+    AdmissionFacts facts;
+    facts.builds.push_back({false, "heat_rod.cu:12: gpulab CPU execution mode: __shfl_down_sync is not supported", {}, {}});
+    EXPECT_EQ(admit(facts).admission, Admission::not_buildable_in_cpu_mode);
+    EXPECT_FALSE(admit(facts).built());
+    EXPECT_STREQ(admission_word(admit(facts).admission), "not compiled");
+    facts.builds[0].errors = "heat_rod.cu:12: error: expected ';'";
+    EXPECT_EQ(admit(facts).admission, Admission::not_compiled);
+}
+
+// The verdict's key in summary.json reads back as the same verdict, for every verdict.
+TEST(Admission, EveryVerdictsKeyReadsBack) {
+    for (Admission a : {Admission::admitted, Admission::refused, Admission::not_compiled,
+                        Admission::not_buildable_in_cpu_mode, Admission::tampered})
+        EXPECT_EQ(admission_of_key(admission_key(a)), a) << admission_key(a);
+    EXPECT_STREQ(admission_key(Admission::not_buildable_in_cpu_mode), "cpu_mode_cannot_build");
 }
 
 // ---- the checks admit() reads --------------------------------------------------------------------------------

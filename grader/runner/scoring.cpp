@@ -132,17 +132,18 @@ const char* feedback_kind_word(Feedback::Kind kind) {
     return "";
 }
 
-LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
-    LabScore lab;
-    lab.lab = config.at("lab");
-    lab.title = config.value("title", lab.lab);
-    std::map<std::string, std::vector<const TestOutcome*>> by_id;
-    for (const TestOutcome& outcome : session.tests) by_id[outcome.id].push_back(&outcome);
+namespace {
 
-    // An id passed when at least one instance ran and none failed; it failed when one that ran did not pass.
-    // A test that could not measure here (the GPU's counters unreadable: it recorded skip_holds_back "no") holds
-    // back nothing: what requires it counts as if it had passed, on the verdicts of the tests that did run.
-    std::map<std::string, bool> id_passed, id_failed;
+using OutcomesById = std::map<std::string, std::vector<const TestOutcome*>>;
+
+// Per id: passed when at least one instance ran and none failed; failed when one that ran did not pass. A test
+// that could not measure here (the GPU's counters unreadable: it recorded skip_holds_back "no") holds back nothing:
+// what requires it counts as if it had passed, on the verdicts of the tests that did run.
+struct IdVerdicts {
+    std::map<std::string, bool> passed, failed;
+};
+IdVerdicts id_verdicts(const OutcomesById& by_id) {
+    IdVerdicts v;
     for (const auto& [id, outcomes] : by_id) {
         int ran = 0, bad = 0, unmeasured = 0;
         for (const TestOutcome* outcome : outcomes) {
@@ -153,9 +154,93 @@ LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
             ++ran;
             bad += outcome->result != "passed";
         }
-        id_passed[id] = (ran > 0 && bad == 0) || (ran == 0 && unmeasured > 0);
-        id_failed[id] = bad > 0;
+        v.passed[id] = (ran > 0 && bad == 0) || (ran == 0 && unmeasured > 0);
+        v.failed[id] = bad > 0;
     }
+    return v;
+}
+
+// A test none of whose instances ran: why, from what the runner left out, else the test's own skip message.
+void score_not_run(IdScore& s, const TestOutcome& shown) {
+    s.verdict = "not run";
+    s.measured = shown.properties.value("not_run_because", std::string());
+    if (s.measured.empty() && !shown.messages.empty()) {
+        s.measured = student_facing(shown.messages).front();
+        s.measured = s.measured.substr(0, s.measured.find('\n'));
+    }
+    if (s.measured.empty()) s.measured = "not run";
+}
+
+// A test some of whose instances ran: its points and verdict, and the cases that failed.
+void score_ran(IdScore& s, const nlohmann::json& test, const std::vector<const TestOutcome*>& outcomes,
+               const TestOutcome& shown, bool todo) {
+    // lab.json's "credit" per test: "all_or_nothing" (the default: a kernel that is wrong at one
+    // size is wrong) or "proportional" (each instance earns its share, for instances that are
+    // separate pieces of work, such as the same check of two different kernels).
+    const bool proportional = test.value("credit", std::string("all_or_nothing")) == "proportional";
+    s.points = s.failed > 0 && !proportional ? 0.0 : s.max_points * s.passed / s.total;
+    // Cases decided without running (a time limit or a lost context: test_session.cpp) count as failed, but
+    // are named apart: a case of another kernel that never ran must not read as one that failed.
+    std::string cases, why_not_run;
+    int not_run = 0;
+    for (const TestOutcome* outcome : outcomes) {
+        if (outcome->result == "passed" || outcome->result == "skipped") continue;
+        const std::string why = outcome->properties.value("decided_with", std::string());
+        if (why.empty())
+            cases += (cases.empty() ? "" : ", ") + instance_name(outcome->name);
+        else if (not_run++ == 0)
+            why_not_run = why;
+    }
+    const int ran_and_failed = s.failed - not_run;
+    if (s.failed > 1)
+        s.details.push_back(std::to_string(ran_and_failed) + " of " + std::to_string(s.total) + " cases of " + s.id +
+                            " failed: " + cases +
+                            (not_run ? ". " + std::to_string(not_run) + " more did not run: " + why_not_run : ""));
+    if (s.failed > 0 && s.passed > 0)
+        s.details.push_back(proportional ? s.id + " gives credit per case that passes."
+                                         : s.id + " is all or nothing: it scores once every case passes.");
+    if (s.failed == 0) s.verdict = s.total > 1 ? std::to_string(s.passed) + "/" + std::to_string(s.total) + " passed" : "passed";
+    else if (todo) s.verdict = "not written yet";
+    else if (shown.result == "timeout") s.verdict = "timed out";
+    else if (shown.result == "crashed") s.verdict = "crashed";
+    else s.verdict = std::to_string(ran_and_failed) + "/" + std::to_string(s.total) + " failed" +
+                     (not_run ? ", " + std::to_string(not_run) + " not run" : "");
+}
+
+// Performance counts only for correct code. A test that skipped itself because what it requires failed (a
+// technique check that waits for a correct kernel) is not counted either: its points are lost, not waiting for a
+// GPU, so they stay out of points_not_run. Returns the required test that holds it back ("" where none does).
+std::string hold_back_for_requires(IdScore& s, const nlohmann::json& test, const TestOutcome& shown, int ran,
+                                   const IdVerdicts& verdicts) {
+    const std::string not_run_because = shown.properties.value("not_run_because", std::string());
+    const bool skipped_itself = ran == 0 && not_run_because.empty();
+    // gpulab-grade runs a test that requires others after them, and not at all once one has failed.
+    const bool held_back = ran == 0 && not_run_because.rfind("not counted: ", 0) == 0;
+    for (const auto& required : test.value("requires", std::vector<std::string>{})) {
+        const bool passed = verdicts.passed.count(required) && verdicts.passed.at(required);
+        const bool failed = verdicts.failed.count(required) && verdicts.failed.at(required);
+        if ((ran > 0 && !passed) || ((skipped_itself || held_back) && failed)) {
+            s.points = 0;
+            s.verdict = "not counted";
+            s.details = {};
+            s.details.push_back(s.id + " is not counted until " + required +
+                                " passes: speed and technique count only for code that is right first" +
+                                (held_back ? " (so it was not run)." : "."));
+            return required;
+        }
+    }
+    return "";
+}
+
+}  // namespace
+
+LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
+    LabScore lab;
+    lab.lab = config.at("lab");
+    lab.title = config.value("title", lab.lab);
+    OutcomesById by_id;
+    for (const TestOutcome& outcome : session.tests) by_id[outcome.id].push_back(&outcome);
+    const IdVerdicts verdicts = id_verdicts(by_id);
     std::map<std::string, NotCounted> not_counted;
     for (const nlohmann::json& test : config.at("tests")) {
         IdScore s = empty_score(test);
@@ -167,7 +252,7 @@ LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
             lab.max_points += s.max_points;
             continue;
         }
-        const TestOutcome* shown = nullptr;
+        const TestOutcome* shown = nullptr;  // the first failure, else the last instance
         bool todo = false;
         for (const TestOutcome* outcome : found->second) {
             ++s.total;
@@ -192,67 +277,14 @@ LabScore score_lab(const nlohmann::json& config, const SessionResult& session) {
         s.threshold = property(*shown, "threshold");
         const int ran = s.total - s.skipped;
         if (ran == 0) {
-            s.verdict = "not run";
-            // Why it did not run: what the runner left out, else the test's own skip message.
-            s.measured = shown->properties.value("not_run_because", std::string());
-            if (s.measured.empty() && !shown->messages.empty()) {
-                s.measured = student_facing(shown->messages).front();
-                s.measured = s.measured.substr(0, s.measured.find('\n'));
-            }
-            if (s.measured.empty()) s.measured = "not run";
+            score_not_run(s, *shown);
             lab.points_not_run += s.max_points;
         } else {
-            // lab.json's "credit" per test: "all_or_nothing" (the default: a kernel that is wrong at one
-            // size is wrong) or "proportional" (each instance earns its share, for instances that are
-            // separate pieces of work, such as the same check of two different kernels).
-            const bool proportional = test.value("credit", std::string("all_or_nothing")) == "proportional";
-            s.points = s.failed > 0 && !proportional ? 0.0 : s.max_points * s.passed / s.total;
-            // Cases decided without running (a time limit or a lost context: test_session.cpp) count as failed, but
-            // are named apart: a case of another kernel that never ran must not read as one that failed.
-            std::string cases, why_not_run;
-            int not_run = 0;
-            for (const TestOutcome* outcome : found->second) {
-                if (outcome->result == "passed" || outcome->result == "skipped") continue;
-                const std::string why = outcome->properties.value("decided_with", std::string());
-                if (why.empty())
-                    cases += (cases.empty() ? "" : ", ") + instance_name(outcome->name);
-                else if (not_run++ == 0)
-                    why_not_run = why;
-            }
-            const int ran_and_failed = s.failed - not_run;
-            if (s.failed > 1)
-                s.details.push_back(std::to_string(ran_and_failed) + " of " + std::to_string(s.total) + " cases of " + s.id +
-                                    " failed: " + cases +
-                                    (not_run ? ". " + std::to_string(not_run) + " more did not run: " + why_not_run : ""));
-            if (s.failed > 0 && s.passed > 0)
-                s.details.push_back(proportional ? s.id + " gives credit per case that passes."
-                                                 : s.id + " is all or nothing: it scores once every case passes.");
-            if (s.failed == 0) s.verdict = s.total > 1 ? std::to_string(s.passed) + "/" + std::to_string(s.total) + " passed" : "passed";
-            else if (todo) s.verdict = "not written yet";
-            else if (shown->result == "timeout") s.verdict = "timed out";
-            else if (shown->result == "crashed") s.verdict = "crashed";
-            else s.verdict = std::to_string(ran_and_failed) + "/" + std::to_string(s.total) + " failed" +
-                             (not_run ? ", " + std::to_string(not_run) + " not run" : "");
+            score_ran(s, test, found->second, *shown, todo);
         }
-        // Performance counts only for correct code. A test that skipped itself because what it requires
-        // failed (a technique check that waits for a correct kernel) is not counted either: its points are
-        // lost, not waiting for a GPU, so they stay out of points_not_run.
-        const std::string not_run_because = shown->properties.value("not_run_because", std::string());
-        const bool skipped_itself = ran == 0 && not_run_because.empty();
-        // gpulab-grade runs a test that requires others after them, and not at all once one has failed.
-        const bool held_back = ran == 0 && not_run_because.rfind("not counted: ", 0) == 0;
-        for (const auto& required : test.value("requires", std::vector<std::string>{})) {
-            if ((ran > 0 && !id_passed[required]) || ((skipped_itself || held_back) && id_failed[required])) {
-                if (ran == 0) lab.points_not_run -= s.max_points;
-                s.points = 0;
-                s.verdict = "not counted";
-                s.details = {};
-                s.details.push_back(s.id + " is not counted until " + required +
-                                    " passes: speed and technique count only for code that is right first" +
-                                    (held_back ? " (so it was not run)." : "."));
-                not_counted[s.id] = {required, ran > 0};
-                break;
-            }
+        if (const std::string required = hold_back_for_requires(s, test, *shown, ran, verdicts); !required.empty()) {
+            if (ran == 0) lab.points_not_run -= s.max_points;
+            not_counted[s.id] = {required, ran > 0};
         }
         lab.points += s.points;
         lab.max_points += s.max_points;

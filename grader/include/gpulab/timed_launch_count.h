@@ -80,6 +80,9 @@ struct TimedLaunchCount {
     unsigned long long blocks_run = 0, grid_blocks = 0;  // over all launches
     std::size_t touched_bytes = 0;         // memory the sample filled, all buffers
     double seconds = 0;
+    // The process's CPU time over the count: what the cost decisions read (access_analysis.cpp), for on a machine busy
+    // with other work the wall time grows and a decision on it would change the figures with the machine's load.
+    double cpu_seconds = 0;
 
     // A buffer's bytes read and written by the sampled blocks, scaled back from its counted pages.
     double bytes_read(std::size_t buffer) const;

@@ -81,7 +81,7 @@ LaneFigures lane_figures(const WholeGridCount& w, const std::vector<unsigned>& p
 // halo, and its 8 corner blocks gave 3.01 bytes per byte where the GPU and the technique test's count of the same
 // launch give 2.38. At 512^3 (510 = 85 x 6) the corners agree and the figure, 2.37, is the GPU's.
 constexpr double kCornerSpread = 0.05;
-// That count runs only where it costs at most this (the first count's seconds per block times its blocks): lab 04's
+// That count runs only where it costs at most this (the first count's CPU seconds per block times its blocks): lab 04's
 // costs about 0.7 s; a sample of blocks that each walk a whole column of planes would cost several seconds.
 constexpr double kBytesCountSeconds = 1.0;
 
@@ -119,7 +119,7 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
     for (const CountedLaunch& l : c.count.counted_launches)
         if (l.sampled) want = std::max(want, sample_reaching_interior(l.grid, kInteriorBlocks));
     const bool second = want > options.blocks && !options.ranges && c.blocks_run > 0 &&
-                        c.seconds / double(c.blocks_run) <= kDearBlockSeconds;
+                        c.cpu_seconds / double(c.blocks_run) <= kDearBlockSeconds;
     if (!options.shared.on && !second) {
         // The lab left shared memory to the second count, which will not run: the first counts it after all.
         options.shared.on = true;
@@ -143,7 +143,7 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
     if (const std::vector<double> per_block = bytes_per_byte_of_blocks(c.count);
         !first_has_interior && !options.ranges && per_block.size() > 1 && c.blocks_run > 0) {
         const auto [lo, hi] = std::minmax_element(per_block.begin(), per_block.end());
-        const double cost = c.seconds / double(c.blocks_run) * double(reach);
+        const double cost = c.cpu_seconds / double(c.blocks_run) * double(reach);
         if (*hi > *lo * (1 + kCornerSpread) && cost <= kBytesCountSeconds) {
             TimedCountOptions bytes = options;
             bytes.blocks = reach;

@@ -154,10 +154,8 @@ def compare(args):
         differences = []
         if x["points"] != y["points"]:
             differences.append(f"lab points {x['points']:g} -> {y['points']:g}")
-        x.setdefault("admission", admission_of(x)), y.setdefault("admission", admission_of(y))
-        for field in ("admission",):
-            if x.get(field) != y.get(field):
-                differences.append(f"{field} {x.get(field)!r} -> {y.get(field)!r}")
+        if admission_of(x) != admission_of(y):
+            differences.append(f"admission {admission_of(x)!r} -> {admission_of(y)!r}")
         for test in sorted(set(x["tests"]) | set(y["tests"])):
             t, u = x["tests"].get(test), y["tests"].get(test)
             if t != u:

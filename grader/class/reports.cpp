@@ -1,5 +1,7 @@
 #include "reports.h"
 
+#include "gpulab/cpu_mode_unsupported.h"
+
 #include "results_db.h"  // status::*: the words a result's status is written in
 #include "gpulab/device_facts.h"
 #include "gpulab/plot.h"
@@ -696,7 +698,7 @@ AdmissionOfLab admission_of(const json& lab_entry) {
     // A summary.json from before the verdict travelled whole (a class database graded earlier).
     const std::string build_errors = string_of(lab_entry, "build_errors");
     if (lab_entry.contains("compiled") && lab_entry["compiled"] == false) {
-        a.verdict = build_errors.find("gpulab CPU execution mode:") != std::string::npos ? "cpu_mode_cannot_build"
+        a.verdict = build_errors.find(gpulab::kCpuModeUnsupportedMarker) != std::string::npos ? "cpu_mode_cannot_build"
                                                                                         : "not_compiled";
         a.reason = build_errors;
     } else if (const std::string voided = string_of(lab_entry, "voided"); !voided.empty()) {

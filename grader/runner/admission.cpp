@@ -3,6 +3,8 @@
 #include "built_in_paths.h"
 #include "lab_grading.h"
 
+#include "gpulab/cpu_mode_unsupported.h"
+
 #include <filesystem>
 #include <utility>
 
@@ -12,9 +14,6 @@ namespace {
 namespace fs = std::filesystem;
 
 bool refuses(const CallCheck& check) { return !check.refused.empty(); }
-
-// How gpulab-cu2cpp begins its message about a CUDA feature CPU execution mode does not run (grader/cpu/README.md).
-const char* const kCpuModeCannotBuild = "gpulab CPU execution mode:";
 
 // Whether the call check applies: a cheat may switch it off to test the result channel behind it. A
 // prebuilt reference (a student release) has no objects to read: it was checked where it was compiled.
@@ -47,7 +46,7 @@ AdmissionVerdict admit(const AdmissionFacts& facts) {
         if (!build.built && refuses(build.refused_in_failed_build))
             return {Admission::refused, build.refused_in_failed_build.describe()};
         if (!build.built)
-            return {build.errors.find(kCpuModeCannotBuild) != std::string::npos ? Admission::not_buildable_in_cpu_mode
+            return {build.errors.find(kCpuModeUnsupportedMarker) != std::string::npos ? Admission::not_buildable_in_cpu_mode
                                                                               : Admission::not_compiled,
                     build.errors};
         // Nothing of the solution runs before its calls have passed.

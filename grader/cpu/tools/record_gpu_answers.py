@@ -421,9 +421,17 @@ def check_cpu_mode(args):
         got = cpu_mode_answers("")  # no GPU: CPU execution mode answers from the recording it was built with
         report(args.against, "CPU execution mode", differences(expected, got))
         return
-    nvcc = os.path.join(args.cuda_root, "bin", "nvcc")
-    if not gpu_visible() or not os.path.exists(nvcc):
-        print("check-cpu-mode: no GPU (or no nvcc) here: nothing to compare CPU execution mode with")
+    # The toolkit's include folder can sit under targets/<arch>/ (CMake's CUDAToolkit_INCLUDE_DIRS), so nvcc is
+    # looked for where it was named, beside the root, on the PATH and in /usr/local/cuda, in that order.
+    candidates = [args.nvcc, os.path.join(args.cuda_root, "bin", "nvcc"), shutil.which("nvcc"),
+                  "/usr/local/cuda/bin/nvcc"]
+    nvcc = next((c for c in candidates if c and os.path.exists(c)), None)
+    if not gpu_visible():
+        print("check-cpu-mode: the CUDA driver sees no GPU here: nothing to compare CPU execution mode with")
+        sys.exit(77)
+    if nvcc is None:
+        print("check-cpu-mode: a GPU but no nvcc here (looked for " + ", ".join(c for c in candidates if c) +
+              "): nothing to build this GPU's answers with")
         sys.exit(77)
     expected, _, visible = run_on_gpu(args.cuda_root, nvcc, args.arch)
     got = cpu_mode_answers(visible)
@@ -537,6 +545,7 @@ def main():
     p.add_argument("program", help="the program (record_gpu_answers.py source) built in CPU execution mode")
     p.add_argument("--against", required=True, help="a recording (.json), or this-gpu")
     p.add_argument("--arch", default="90", help="the compute capability nvcc builds for (this-gpu)")
+    p.add_argument("--nvcc", help="nvcc to build with (this-gpu; default: found beside --cuda-root or on the PATH)")
     p.set_defaults(run=check_cpu_mode)
     p = sub.add_parser("check-types", help="CPU execution mode's declarations against CUDA's")
     p.add_argument("include_dir", help="CPU execution mode's include directory (grader/cpu/include)")

@@ -177,6 +177,22 @@ TEST(DrawnSamples, TheCountOfATimedLaunchIsFoundByItsKey) {
     set_handed_over(nlohmann::json::object());
 }
 
+// Which launches were timed, and whether the launch itself stopped its series: in this process, and handed over to
+// the process that runs Technique.SameWorkOnGpu, where a series stopped by the launch is one nobody can vouch for.
+TEST(DrawnSamples, ATimedSeriesAndOneTheLaunchStoppedAreToldApartHereAndHandedOver) {
+    EXPECT_EQ(timed_series_of("TiledStep 4096x4096"), TimedSeries::not_timed);
+    note_timed_launch("TiledStep 4096x4096", TimedSeries::timed);
+    EXPECT_EQ(timed_series_of("TiledStep 4096x4096"), TimedSeries::timed);
+    note_timed_launch("TiledStep 4096x4096", TimedSeries::stopped_by_the_launch);
+    note_timed_launch("TiledStep 4096x4096", TimedSeries::timed);  // a later series does not clear it
+    EXPECT_EQ(timed_series_of("TiledStep 4096x4096"), TimedSeries::stopped_by_the_launch);
+    set_handed_over({{"properties", {{"timed_launches", {R"({"Tiled N4096": false})", R"({"Tiled N3001": true})"}}}}});
+    EXPECT_EQ(timed_series_of("Tiled N4096"), TimedSeries::timed);
+    EXPECT_EQ(timed_series_of("Tiled N3001"), TimedSeries::stopped_by_the_launch);
+    EXPECT_EQ(timed_series_of("TiledBt N4096"), TimedSeries::not_timed);
+    set_handed_over(nlohmann::json::object());
+}
+
 // The lists: the compared metrics in both, everything the report shows in the full one; the shared bytes only where
 // the lab counts them (lab 07 leaves them out: patching its 2.7 billion shared loads per product costs seconds).
 TEST(DrawnSamples, TheMetricListsHoldWhatTheCheckAndTheReportRead) {

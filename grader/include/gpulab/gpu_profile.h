@@ -160,6 +160,13 @@ const GpuProfile& gpu_profile();
 // timing.cpp: a drawn sample read (or not) in this process; the machine's reason none could be read, where it tried.
 void add_drawn_sample(const ProfiledLaunch& sample);
 void note_counters_unreadable(const std::string& why);
+// timing.cpp: the student's launch `key` (counted_work_key) was timed in this grading, a sample of it drawn or not,
+// and whether its series stopped early because the launch failed its audit or could not be profiled (property
+// "timed_launches", handed over). Technique.SameWorkOnGpu tells by it a launch whose speed test was left out
+// (--time-only) from one timed, and does not vouch for a launch whose later samples nobody saw.
+enum class TimedSeries { not_timed, timed, stopped_by_the_launch };
+void note_timed_launch(const std::string& key, TimedSeries series);
+TimedSeries timed_series_of(const std::string& key);
 // This process's samples of the current test, as JSON (the property "drawn_counters" and the handover).
 nlohmann::json drawn_samples_json(const std::vector<ProfiledLaunch>& samples);
 std::vector<ProfiledLaunch> drawn_samples_of(const nlohmann::json& j);

@@ -14,7 +14,7 @@ namespace gpulab {
 
 // The properties handed over, by name: what later processes of a grading read.
 inline constexpr const char* kHandedOverProperties[] = {"timed_count", "drawn_counters", "drawn_counters_unavailable",
-                                                       "access_figures"};
+                                                       "timed_launches", "access_figures"};
 
 // {"outcomes": {"<test id>": {"result": "passed"|"failed"|..., "not_run_because": "..."}},
 //  "properties": {"<name>": ["<value recorded by one test>", ...]}}; an empty object where nothing was handed over.

@@ -9,6 +9,8 @@
 #include "gpulab/lab_config.h"
 #include "gpulab/sample_counters.h"
 
+#include <gtest/gtest.h>
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -20,6 +22,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <mutex>
+#include <map>
 #include <random>
 
 namespace gpulab {
@@ -28,6 +31,10 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::mutex g_mutex;
+std::map<std::string, bool>& timed_here() {  // key -> stopped by the launch
+    static std::map<std::string, bool> keys;
+    return keys;
+}
 std::vector<ProfiledLaunch>& drawn_here() {
     static std::vector<ProfiledLaunch> samples;
     return samples;
@@ -206,6 +213,36 @@ void add_drawn_sample(const ProfiledLaunch& sample) {
 void note_counters_unreadable(const std::string& why) {
     std::lock_guard<std::mutex> guard(g_mutex);
     unreadable_here() = why;
+}
+
+void note_timed_launch(const std::string& key, TimedSeries series) {
+    // Every series of the current test so far (a test may time float and double): one property, rewritten.
+    static std::string test;
+    static nlohmann::json keys = nlohmann::json::object();
+    const testing::TestInfo* info = testing::UnitTest::GetInstance()->current_test_info();
+    const std::string name = info ? std::string(info->test_suite_name()) + "." + info->name() : "";
+    std::lock_guard<std::mutex> guard(g_mutex);
+    const bool stopped = series == TimedSeries::stopped_by_the_launch;
+    timed_here()[key] = timed_here()[key] || stopped;
+    if (name != test) test = name, keys = nlohmann::json::object();
+    keys[key] = keys.value(key, false) || stopped;
+    testing::Test::RecordProperty("timed_launches", keys.dump());
+}
+
+TimedSeries timed_series_of(const std::string& key) {
+    bool timed = false, stopped = false;
+    {
+        std::lock_guard<std::mutex> guard(g_mutex);
+        const auto here = timed_here().find(key);
+        if (here != timed_here().end()) timed = true, stopped = here->second;
+    }
+    for (const std::string& text : handed_over_property("timed_launches")) {
+        const nlohmann::json keys = nlohmann::json::parse(text, nullptr, false);
+        if (!keys.is_object() || !keys.contains(key)) continue;
+        timed = true;
+        stopped = stopped || keys.at(key).get<bool>();
+    }
+    return stopped ? TimedSeries::stopped_by_the_launch : timed ? TimedSeries::timed : TimedSeries::not_timed;
 }
 
 nlohmann::json drawn_samples_json(const std::vector<ProfiledLaunch>& samples) {

@@ -68,14 +68,24 @@ void check_same_work_on_gpu() {
     std::vector<std::string> wrong, measured, not_drawn;
     for (const CountedWork& c : counted) {
         const std::vector<const ProfiledLaunch*> drawn = profile.drawn(c.suite, c.instance, "yours");
+        const TimedSeries series = timed_series_of(counted_work_key(c.suite, c.instance));
+        if (series == TimedSeries::stopped_by_the_launch) {
+            // The samples drawn before the stop may agree; the ones after it, which would have been drawn too, were
+            // never seen, and a launch that changed its work between calls is why the series stopped.
+            wrong.push_back(c.call + ": its speed test stopped timing it when a timed launch failed its audit or could "
+                            "not be profiled (the speed test says why), so the timed samples after that one were never "
+                            "drawn from and its work on them was never seen");
+            continue;
+        }
         if (drawn.empty()) {
-            // Its speed test was left out (--time-only): the others still decide, where they were compared.
-            if (!left_out.empty()) {
+            // Its speed test was left out (--time-only): the others still decide, where they were compared. Not a
+            // launch that was timed and drew nothing.
+            if (!left_out.empty() && series == TimedSeries::not_timed) {
                 not_drawn.push_back(c.call);
                 continue;
             }
             wrong.push_back(c.call + ": no timed sample of it was profiled on the GPU (its speed test ended before it "
-                            "drew one), so its work there was never seen");
+                            "drew one: the speed test says why), so its work there was never seen");
             continue;
         }
         std::vector<double> gpu, gpu_shared;

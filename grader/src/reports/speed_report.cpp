@@ -28,8 +28,11 @@ Throughput record_speed(const SpeedVerdict& verdict, double bytes, double copy_g
 }
 
 std::string dishonest_speed(const std::string& call, const SpeedVerdict& verdict) {
-    return call + " earns no speed points. " + (verdict.unfaithful.empty() ? "" : verdict.unfaithful + ". ") +
-           verdict.honesty.explain();
+    // The drawn sample's verdict too: without it a launch caught by its counters was told nothing but the points.
+    std::string why = verdict.unfaithful.empty() ? "" : verdict.unfaithful + ". ";
+    why += verdict.honesty.explain();
+    if (!verdict.drawn.empty()) why += (why.empty() ? "" : " ") + verdict.drawn;
+    return call + " earns no speed points. " + why;
 }
 
 std::string speed_comparison(const SpeedVerdict& verdict, const Throughput& t) {

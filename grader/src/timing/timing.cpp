@@ -1,8 +1,10 @@
 #include "gpulab/timing.h"
 
+#include "gpulab/counted_work.h"
 #include "gpulab/device_resources.h"
 #include "gpulab/format.h"
 #include "gpulab/fresh_inputs.h"
+#include "gpulab/gpu_profile.h"
 #include "gpulab/guarded_array.h"
 #include "gpulab/launch_deadline.h"
 #include "gpulab/timed_samples.h"
@@ -188,6 +190,10 @@ std::vector<Samples> time_interleaved(const std::vector<std::function<void()>>& 
     if (honesty) *honesty = found;
     if (work) testing::Test::RecordProperty("fresh_and_check_ms", fixed(add_fresh_and_check_ms(fresh_ms), 1));
     record_drawn_samples(profiled);
+    if (work && !work->suite.empty())
+        note_timed_launch(counted_work_key(work->suite, work->instance),
+                          !found.unapproved.empty() || profiled.yours_at_fault() ? TimedSeries::stopped_by_the_launch
+                                                                                : TimedSeries::timed);
     if (work && drawn) *drawn = drawn_samples_verdict(*work, profiled.read());
     if (const std::string of = profiled.drawn_of_yours(); !of.empty())
         testing::Test::RecordProperty("drawn_samples", of + " timed samples drawn at random and profiled");

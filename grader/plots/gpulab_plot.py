@@ -646,6 +646,165 @@ def launch_label(row):
     return f"{head}\n{size}" if at else call
 
 
+def profile_style(role):
+    """(colour, legend name) of a profile row's role."""
+    _, colour, legend = ROOFLINE_ROLES.get(PROFILE_ROLES.get(role, ""), ("x", "0.5", role))
+    return colour, legend
+
+
+def pct(v):
+    return f"{100 * v:.0f}%"
+
+
+def occupancy_label(r):
+    theor = r.get("theoretical_occupancy")
+    threads = r.get("threads_per_block")
+    text = pct(r["achieved_occupancy"]) + (f"\nof {pct(theor)}" if theor is not None else "")
+    return text + (f"\n{threads:.0f} thr" if threads else "")
+
+
+def sectors_label(kind):
+    def label(r):
+        per_request = r.get(f"{kind}_sectors_per_request")
+        return pct(r[f"{kind}_sector_use"]) + (f"\n{per_request:.1f} sectors\nper request" if per_request is not None else "")
+    return label
+
+
+def bank_conflicts(r):
+    values = [v for v in (r.get("shared_load_conflicts_per_request"), r.get("shared_store_conflicts_per_request"))
+              if v is not None]
+    return max(values) if values else None
+
+
+def conflicts_label(r):
+    ld, st = r.get("shared_load_conflicts_per_request") or 0, r.get("shared_store_conflicts_per_request") or 0
+    if not r.get("shared_bytes_per_block") and ld == 0 and st == 0:
+        return "no\nshared"
+    if ld > 0 and st > 0:
+        return f"ld {ld:.1f}\nst {st:.1f}"
+    return f"{max(ld, st):.1f}" + (" (ld)" if ld > 0 else " (st)" if st > 0 else "")
+
+
+def dram_label(r):
+    least = r.get("compulsory_dram_bytes_per_output_byte")
+    return f"{r['dram_bytes_per_output_byte']:.2f}" + (f"\nmin {least:.2f}" if least else "")
+
+
+# The panels of the profile picture: (key, title, value of a row, its label, y axis label, a fraction?). The keys are
+# PROFILE_CAUSE_PANELS' values: a cause is drawn on the panel it comes from.
+PROFILE_PANELS = [
+    ("occupancy", "Occupancy: achieved (bar)\nof theoretical (outline)", lambda r: r.get("achieved_occupancy"),
+     occupancy_label, "% of the SM's warps", True),
+    ("loads", "Global loads: bytes used\nper 32-byte sector fetched", lambda r: r.get("load_sector_use"),
+     sectors_label("load"), "% of each sector used", True),
+    ("stores", "Global stores: bytes used\nper 32-byte sector written", lambda r: r.get("store_sector_use"),
+     sectors_label("store"), "% of each sector used", True),
+    ("conflicts", "Shared memory: bank conflicts\n(extra turns) per request", bank_conflicts, conflicts_label,
+     "extra turns per request", False),
+    ("dram", "DRAM bytes moved per byte written\n(line: compulsory, each buffer once)",
+     lambda r: r.get("dram_bytes_per_output_byte"), dram_label, "bytes per output byte", False),
+    ("local", "Local memory per thread\n(register spills)", lambda r: r.get("local_bytes_per_thread"),
+     lambda r: f"{r['local_bytes_per_thread']:.0f} B", "bytes per thread", False),
+]
+
+
+def profile_launch_key(row):
+    return row.get("suite", ""), row.get("instance", "")
+
+
+def profile_causes(doc, path, rows, launches):
+    """The causes per panel (drawn in red there) and the caption's lines: each launch's times and causes, what was
+    not profiled and why."""
+    panel_causes, caption = {}, []
+    for launch in launches:
+        here = [r for r in rows if profile_launch_key(r) == launch]
+        name = next((r["call"] for r in here if r.get("call")), f"{launch[0]} {launch[1]}").strip()
+        times = ", ".join(f"{profile_style(r['role'])[1]} {r['ms']:.3g} ms" for r in here
+                          if r["available"] and r.get("ms") is not None)
+        said = []
+        for r in here:
+            if not r["available"]:
+                continue
+            causes = r.get("causes") or []
+            said.append(f"{profile_style(r['role'])[1]}: " + (", ".join(causes) if causes else "no single cause stands out"))
+            for cause in causes:
+                panel = PROFILE_CAUSE_PANELS.get(cause)
+                if panel and cause not in panel_causes.setdefault(panel, []):
+                    panel_causes[panel].append(cause)
+        if said:
+            caption.append(f"{name}" + (f" ({times})" if times else "") + ": " + "; ".join(said))
+    for r in rows:
+        if not r["available"]:
+            name = (r.get("call") or f"{r.get('suite', '?')} {r.get('instance', '')}").strip()
+            caption.append(f"not profiled: {name} ({profile_style(r['role'])[1]}): {str(r.get('why') or 'no reason given')[:160]}")
+    # Where the build has no expert kernel: one line saying why (a student release has none), not a missing bar each.
+    if doc.get("expert_why"):
+        caption.append(f"expert: not profiled: {doc['expert_why'][:160]}")
+    if len(caption) > 12:
+        caption = caption[:11] + [f"... and {len(caption) - 11} more (see {os.path.basename(path)})"]
+    return panel_causes, caption
+
+
+def draw_profile_panel(ax, panel, rows, launches, role_order, blamed_here):
+    """One panel: a bar per role and launch, labelled, outlined where a cause was measured on it."""
+    key, heading, value_of, label_of, y_label, fraction = panel
+    drawn = [row for row in rows if row["available"]]
+    n_roles = max(1, len(role_order))
+    bar = 0.8 / n_roles
+    xs = list(range(len(launches)))
+    top = 0.0
+    for j, role in enumerate(role_order):
+        colour, _ = profile_style(role)
+        for x, launch in zip(xs, launches):
+            row = next((r for r in drawn if r["role"] == role and profile_launch_key(r) == launch), None)
+            if row is None and not any(r["role"] == role and profile_launch_key(r) == launch for r in rows):
+                continue  # this role has no kernel for this launch
+            centre = x + (j - (n_roles - 1) / 2) * bar
+            value = value_of(row) if row is not None else None
+            if value is None:
+                ax.text(centre, 0, "not\nprofiled" if row is None else "n/a", ha="center", va="bottom",
+                        fontsize=7, color="0.4")
+                continue
+            scale = 100 if fraction else 1
+            blamed = any(PROFILE_CAUSE_PANELS.get(c) == key for c in row.get("causes") or [])
+            ax.bar([centre], [value * scale], width=bar * 0.9, color=colour, alpha=0.85,
+                   edgecolor="black" if blamed else colour, linewidth=1.8 if blamed else 0.5,
+                   hatch="//" if blamed else None, zorder=2)
+            shown = value * scale
+            if key == "occupancy" and row.get("theoretical_occupancy") is not None:
+                theor = 100 * row["theoretical_occupancy"]
+                ax.bar([centre], [theor], width=bar * 0.9, fill=False, edgecolor=colour, linestyle="--",
+                       linewidth=1.3, zorder=3)
+                shown = max(shown, theor)
+            if key == "dram" and row.get("compulsory_dram_bytes_per_output_byte"):
+                least = row["compulsory_dram_bytes_per_output_byte"]
+                ax.plot([centre - bar * 0.5, centre + bar * 0.5], [least, least], color="black", linewidth=2,
+                        zorder=4)
+                shown = max(shown, least)
+            ax.annotate(label_of(row), (centre, shown), textcoords="offset points", xytext=(0, 3), ha="center",
+                        va="bottom", fontsize=7, linespacing=1.05, fontweight="bold" if blamed else "normal",
+                        color="#8b1a1a" if blamed else "0.15")
+            top = max(top, shown)
+    ax.set_xticks(xs)
+    ax.set_xticklabels([launch_label(max((r for r in rows if profile_launch_key(r) == launch),
+                                         key=lambda r: bool(r.get("call")))) for launch in launches], fontsize=8)
+    ax.set_xlim(-0.6, len(launches) - 0.4)
+    if fraction:
+        ax.set_ylim(0, 135)
+        ax.set_yticks(range(0, 101, 25))
+    else:
+        ax.set_ylim(0, (top if top > 0 else 1) * 1.4)
+    ax.set_ylabel(y_label, fontsize=8)
+    ax.tick_params(axis="y", labelsize=8)
+    ax.grid(True, axis="y", alpha=0.3, zorder=0)
+    if blamed_here:
+        ax.set_title(heading + "\ncause: " + ", ".join(blamed_here), fontsize=9, color="#8b1a1a", fontweight="bold")
+    else:
+        ax.set_title(heading + "\n", fontsize=9)
+    if not drawn:
+        ax.text(0.5, 0.5, "nothing was profiled", transform=ax.transAxes, ha="center", va="center", color="0.4")
+
+
 def draw_gpu_profile(plt, path, out, title):
     from matplotlib.patches import Patch
     from matplotlib.lines import Line2D
@@ -654,97 +813,13 @@ def draw_gpu_profile(plt, path, out, title):
     rows = profile_rows(doc, path)
     # The launches in the file's order, one per suite and instance (as the grader finds each role's launch); in
     # each, the roles in the legend's order (yours first).
-    launches, key_of = [], lambda r: (r.get("suite", ""), r.get("instance", ""))
+    launches = []
     for row in rows:
-        if key_of(row) not in launches:
-            launches.append(key_of(row))
+        if profile_launch_key(row) not in launches:
+            launches.append(profile_launch_key(row))
     role_order = [r for r in PROFILE_ROLES if any(row["role"] == r for row in rows)]
     role_order += sorted({row["role"] for row in rows} - set(role_order))
-    drawn = [row for row in rows if row["available"]]
-    missing = [row for row in rows if not row["available"]]
-
-    def style(role):
-        _, colour, legend = ROOFLINE_ROLES.get(PROFILE_ROLES.get(role, ""), ("x", "0.5", role))
-        return colour, legend
-
-    def pct(v):
-        return f"{100 * v:.0f}%"
-
-    # The panels: (key, title, value of a row, its label, y axis label, fraction?)
-    def occupancy_label(r):
-        theor = r.get("theoretical_occupancy")
-        threads = r.get("threads_per_block")
-        text = pct(r["achieved_occupancy"]) + (f"\nof {pct(theor)}" if theor is not None else "")
-        return text + (f"\n{threads:.0f} thr" if threads else "")
-
-    def sectors_label(kind):
-        def label(r):
-            per_request = r.get(f"{kind}_sectors_per_request")
-            return pct(r[f"{kind}_sector_use"]) + (f"\n{per_request:.1f} sectors\nper request" if per_request is not None else "")
-        return label
-
-    def conflicts(r):
-        values = [v for v in (r.get("shared_load_conflicts_per_request"), r.get("shared_store_conflicts_per_request"))
-                  if v is not None]
-        return max(values) if values else None
-
-    def conflicts_label(r):
-        ld, st = r.get("shared_load_conflicts_per_request") or 0, r.get("shared_store_conflicts_per_request") or 0
-        if not r.get("shared_bytes_per_block") and ld == 0 and st == 0:
-            return "no\nshared"
-        if ld > 0 and st > 0:
-            return f"ld {ld:.1f}\nst {st:.1f}"
-        return f"{max(ld, st):.1f}" + (" (ld)" if ld > 0 else " (st)" if st > 0 else "")
-
-    def dram_label(r):
-        least = r.get("compulsory_dram_bytes_per_output_byte")
-        return f"{r['dram_bytes_per_output_byte']:.2f}" + (f"\nmin {least:.2f}" if least else "")
-
-    panels = [
-        ("occupancy", "Occupancy: achieved (bar)\nof theoretical (outline)", lambda r: r.get("achieved_occupancy"),
-         occupancy_label, "% of the SM's warps", True),
-        ("loads", "Global loads: bytes used\nper 32-byte sector fetched", lambda r: r.get("load_sector_use"),
-         sectors_label("load"), "% of each sector used", True),
-        ("stores", "Global stores: bytes used\nper 32-byte sector written", lambda r: r.get("store_sector_use"),
-         sectors_label("store"), "% of each sector used", True),
-        ("conflicts", "Shared memory: bank conflicts\n(extra turns) per request", conflicts, conflicts_label,
-         "extra turns per request", False),
-        ("dram", "DRAM bytes moved per byte written\n(line: compulsory, each buffer once)",
-         lambda r: r.get("dram_bytes_per_output_byte"), dram_label, "bytes per output byte", False),
-        ("local", "Local memory per thread\n(register spills)", lambda r: r.get("local_bytes_per_thread"),
-         lambda r: f"{r['local_bytes_per_thread']:.0f} B", "bytes per thread", False),
-    ]
-
-    # The causes, per launch and role: in a caption under the panels, and in red on the panel they come from.
-    panel_causes = {}
-    caption = []
-    for launch in launches:
-        here = [r for r in rows if key_of(r) == launch]
-        name = next((r["call"] for r in here if r.get("call")), f"{launch[0]} {launch[1]}").strip()
-        times = ", ".join(f"{style(r['role'])[1]} {r['ms']:.3g} ms" for r in here
-                          if r["available"] and r.get("ms") is not None)
-        said = []
-        for r in here:
-            if not r["available"]:
-                continue
-            causes = r.get("causes") or []
-            said.append(f"{style(r['role'])[1]}: " + (", ".join(causes) if causes else "no single cause stands out"))
-            for cause in causes:
-                panel = PROFILE_CAUSE_PANELS.get(cause)
-                if panel:
-                    panel_causes.setdefault(panel, [])
-                    if cause not in panel_causes[panel]:
-                        panel_causes[panel].append(cause)
-        if said:
-            caption.append(f"{name}" + (f" ({times})" if times else "") + ": " + "; ".join(said))
-    for r in missing:
-        name = (r.get("call") or f"{r.get('suite', '?')} {r.get('instance', '')}").strip()
-        caption.append(f"not profiled: {name} ({style(r['role'])[1]}): {str(r.get('why') or 'no reason given')[:160]}")
-    # Where the build has no expert kernel: one line saying why (a student release has none), not a missing bar each.
-    if doc.get("expert_why"):
-        caption.append(f"expert: not profiled: {doc['expert_why'][:160]}")
-    if len(caption) > 12:
-        caption = caption[:11] + [f"... and {len(caption) - 11} more (see {os.path.basename(path)})"]
+    panel_causes, caption = profile_causes(doc, path, rows, launches)
 
     n_roles = max(1, len(role_order))
     # Wide enough that each bar's three-line label (about 0.7 inch) stays clear of its neighbour's.
@@ -753,72 +828,16 @@ def draw_gpu_profile(plt, path, out, title):
     fig = plt.figure(figsize=(width, 8.4 + caption_height), layout="constrained")
     # A strip for the legend above the panels (matplotlib 3.6 has no legend "outside" a constrained layout).
     grid = fig.add_gridspec(4, 3, height_ratios=[0.3, 4.2, 4.2, caption_height])
-    bar = 0.8 / n_roles
-    xs = list(range(len(launches)))
-    for index, (key, heading, value_of, label_of, y_label, fraction) in enumerate(panels):
-        ax = fig.add_subplot(grid[1 + index // 3, index % 3])
-        top = 0.0
-        for j, role in enumerate(role_order):
-            colour, _ = style(role)
-            for x, launch in zip(xs, launches):
-                row = next((r for r in drawn if r["role"] == role and key_of(r) == launch), None)
-                if row is None and not any(r["role"] == role and key_of(r) == launch for r in rows):
-                    continue  # this role has no kernel for this launch
-                centre = x + (j - (n_roles - 1) / 2) * bar
-                value = value_of(row) if row is not None else None
-                if value is None:
-                    ax.text(centre, 0, "not\nprofiled" if row is None else "n/a", ha="center", va="bottom",
-                            fontsize=7, color="0.4")
-                    continue
-                scale = 100 if fraction else 1
-                blamed = any(PROFILE_CAUSE_PANELS.get(c) == key for c in row.get("causes") or [])
-                ax.bar([centre], [value * scale], width=bar * 0.9, color=colour, alpha=0.85,
-                       edgecolor="black" if blamed else colour, linewidth=1.8 if blamed else 0.5,
-                       hatch="//" if blamed else None, zorder=2)
-                shown = value * scale
-                if key == "occupancy" and row.get("theoretical_occupancy") is not None:
-                    theor = 100 * row["theoretical_occupancy"]
-                    ax.bar([centre], [theor], width=bar * 0.9, fill=False, edgecolor=colour, linestyle="--",
-                           linewidth=1.3, zorder=3)
-                    shown = max(shown, theor)
-                if key == "dram" and row.get("compulsory_dram_bytes_per_output_byte"):
-                    least = row["compulsory_dram_bytes_per_output_byte"]
-                    ax.plot([centre - bar * 0.5, centre + bar * 0.5], [least, least], color="black", linewidth=2,
-                            zorder=4)
-                    shown = max(shown, least)
-                ax.annotate(label_of(row), (centre, shown), textcoords="offset points", xytext=(0, 3), ha="center",
-                            va="bottom", fontsize=7, linespacing=1.05, fontweight="bold" if blamed else "normal",
-                            color="#8b1a1a" if blamed else "0.15")
-                top = max(top, shown)
-        ax.set_xticks(xs)
-        ax.set_xticklabels([launch_label(max((r for r in rows if key_of(r) == launch), key=lambda r: bool(r.get("call"))))
-                            for launch in launches],
-                           fontsize=8)
-        ax.set_xlim(-0.6, len(launches) - 0.4)
-        if fraction:
-            ax.set_ylim(0, 135)
-            ax.set_yticks(range(0, 101, 25))
-        else:
-            ax.set_ylim(0, (top if top > 0 else 1) * 1.4)
-        ax.set_ylabel(y_label, fontsize=8)
-        ax.tick_params(axis="y", labelsize=8)
-        ax.grid(True, axis="y", alpha=0.3, zorder=0)
-        blamed_here = panel_causes.get(key)
-        if blamed_here:
-            ax.set_title(heading + "\ncause: " + ", ".join(blamed_here), fontsize=9, color="#8b1a1a",
-                         fontweight="bold")
-        else:
-            ax.set_title(heading + "\n", fontsize=9)
-        if not drawn:
-            ax.text(0.5, 0.5, "nothing was profiled", transform=ax.transAxes, ha="center", va="center",
-                    color="0.4")
+    for index, panel in enumerate(PROFILE_PANELS):
+        draw_profile_panel(fig.add_subplot(grid[1 + index // 3, index % 3]), panel, rows, launches, role_order,
+                           panel_causes.get(panel[0]))
 
     note_ax = fig.add_subplot(grid[3, :])
     note_ax.axis("off")
     note_ax.text(0, 1, "\n".join(caption) if caption else "", transform=note_ax.transAxes, va="top", ha="left",
                  fontsize=8.5, color="0.15")
 
-    handles = [Patch(color=style(role)[0], alpha=0.85, label=style(role)[1]) for role in role_order]
+    handles = [Patch(color=profile_style(role)[0], alpha=0.85, label=profile_style(role)[1]) for role in role_order]
     handles.append(Patch(facecolor="white", edgecolor="black", hatch="//", linewidth=1.8,
                          label="a measured cause of the slowdown"))
     handles.append(Line2D([], [], color="black", linewidth=2, label="compulsory DRAM bytes"))
@@ -829,7 +848,7 @@ def draw_gpu_profile(plt, path, out, title):
     device = doc.get("device", "") if isinstance(doc, dict) else ""
     heading = "Why each timed kernel is fast or slow" + (f": {lab}" if lab else "")
     beside = "the reference's and the expert's" if "expert" in role_order else "the reference's"
-    sub = "the GPU's counters (Nsight Compute)" + (f" on {device}" if device else "") + \
+    sub = "the GPU's counters, read on timed samples drawn at random" + (f" on {device}" if device else "") + \
           f", your kernel beside {beside}, cause by cause"
     fig.suptitle(f"{heading}\n{sub}" + (f" ({title})" if title else ""), fontsize=11)
     save(fig, out)

@@ -128,28 +128,24 @@ void record_timed_count(Kernel kernel, const gpulab::GeometryCheck& launch, cons
     gpulab::record_counted_work({w});
 }
 
-}  // namespace
+using Configurations = std::vector<gpulab::KernelConfiguration>[2];  // tiled, tiled on Bt
 
-// How often the tiled kernels read A and B: a naive kernel reads a float of A and one of B for every
-// multiply-add (fewer loads where the compiler merges neighbouring floats of A into one vector load), a
-// kernel that multiplies T x T tiles from shared memory 2 / T. The reference's naive kernel, counted the
-// same way, says what "as often as naive" means here.
-void check_computes_from_shared_tiles() {
-    GPULAB_REQUIRE_DEVICE();
-    GPULAB_REQUIRE_READ_COUNTER();
-    const double bound = section("technique").at("max_reads_per_multiply_add");
-    double worst = -1, naive_at_worst = 2;
-    std::string worst_call, too_few;
+// The small products (lab.json technique.shapes_mnk and one drawn for the run), every read of A and B counted.
+struct SmallShapeReads {
+    double worst = -1;
+    std::string worst_call, too_few, figure;
     gpulab::RecordedLaunch worst_launch;
     Kernel worst_kernel = Kernel::tiled;
     Shape worst_shape{};
+};
+
+SmallShapeReads small_shape_reads(Configurations& configurations, std::vector<gpulab::SharedReadsSeen>& shared) {
+    SmallShapeReads r;
     std::ostringstream figure;
     std::vector<Shape> shapes = shapes_of(section("technique").at("shapes_mnk"));
     const std::vector<int> drawn = gpulab::random_size_for_run(section("technique").at("reads_random_mnk"));
     shapes.push_back({drawn[0], drawn[1], drawn[2]});  // and one nobody can predict
-    std::vector<gpulab::KernelConfiguration> configurations[2];  // tiled, tiled on Bt
     // Shared memory is counted on the drawn shape and the timed launches: a shared access costs ~30 us here.
-    std::vector<gpulab::SharedReadsSeen> shared;
     for (Kernel kernel : {Kernel::tiled, Kernel::tiled_bt})
         for (const Shape& s : shapes) {
             gpulab::RecordedLaunch seen;
@@ -161,36 +157,37 @@ void check_computes_from_shared_tiles() {
             if (drawn_shape)
                 shared.push_back({std::string(kernel_name(kernel)) + " " + s.name(), call_text(kernel, s), staged,
                                   fixed(per_mad, 3) + " loads of A and B per multiply-add"});
-            if (testing::Test::HasFailure()) return;
+            if (testing::Test::HasFailure()) return r;
             configurations[kernel == Kernel::tiled_bt].push_back(gpulab::configuration_of(launches, call_text(kernel, s)));
             figure << (figure.tellp() ? ", " : "") << kernel_name(kernel) << " " << s.name() << " " << fixed(per_mad, 3);
-            if (per_mad > worst)
-                worst = per_mad, worst_call = call_text(kernel, s), worst_kernel = kernel, worst_shape = s,
-                worst_launch = seen;
+            if (per_mad > r.worst)
+                r.worst = per_mad, r.worst_call = call_text(kernel, s), r.worst_kernel = kernel, r.worst_shape = s,
+                r.worst_launch = seen;
             // Every element of A and B must be read at least once to compute C: fewer reads mean C did not
             // come from a kernel (a launch that computes on the host reads nothing on the device).
             const double floor = (double(s.m) * s.k + double(s.k) * s.n) / s.multiply_adds();
-            if (too_few.empty() && per_mad < floor * (1 - 1e-9))
-                too_few = call_text(kernel, s) + " reads A and B " + fixed(per_mad, 3) + " times per multiply-add, fewer than the " +
-                          fixed(floor, 3) + " that reading each element of A and B once takes";
+            if (r.too_few.empty() && per_mad < floor * (1 - 1e-9))
+                r.too_few = call_text(kernel, s) + " reads A and B " + fixed(per_mad, 3) +
+                            " times per multiply-add, fewer than the " + fixed(floor, 3) +
+                            " that reading each element of A and B once takes";
         }
-    // The reference's naive kernel, counted the same way, only where the advice needs it: counting a naive
-    // kernel's reads costs seconds in CPU execution mode (every read of A and B traps).
-    std::string naive_note;
-    if (worst > bound) {
-        naive_at_worst = reads_per_multiply_add(reference(), takes_bt(worst_kernel) ? Kernel::naive_bt : Kernel::naive,
-                                                worst_shape);
-        if (testing::Test::HasFailure()) return;
-        naive_note = " (naive: " + fixed(naive_at_worst, 2) + ")";
-    }
-    // The launches the speed tests time, counted on a sample of their blocks (timed_technique.h): the bar that
-    // proves the shared tile. Register blocking from global memory alone, TM x TN values of C per thread, loads
-    // (TM + TN) / (TM TN) per multiply-add: at least 0.1325 within a thread's 255 registers (13 x 18); a 16 x 16
-    // shared tile loads 0.125.
-    const double timed_bound = section("technique").at("timed_max_loads_per_multiply_add");
+    r.figure = figure.str();
+    return r;
+}
+
+// The launches the speed tests time, counted on a sample of their blocks (timed_technique.h): the bar that proves the
+// shared tile. Register blocking from global memory alone, TM x TN values of C per thread, loads (TM + TN) / (TM TN)
+// per multiply-add: at least 0.1325 within a thread's 255 registers (13 x 18); a 16 x 16 shared tile loads 0.125.
+struct TimedLaunchReads {
+    std::string figure, problems;
+    double seconds = 0;
+};
+
+TimedLaunchReads timed_launch_reads(double timed_bound, Configurations& configurations,
+                                    std::vector<gpulab::SharedReadsSeen>& shared) {
     const unsigned long long timed_blocks = section("technique").at("timed_blocks");
-    std::ostringstream timed_figure, timed_problems;
-    double timed_seconds = 0;
+    std::ostringstream figure, problems;
+    TimedLaunchReads r;
     for (Kernel kernel : {Kernel::tiled, Kernel::tiled_bt}) {
         bool failed = false;  // after a kernel's first failing launch, its others give only their configuration
         for (const gpulab::GeometryCheck& timed : gpulab::timed_launches(timed_suite(kernel))) {
@@ -202,16 +199,16 @@ void check_computes_from_shared_tiles() {
                 t = count_timed_reads(kernel, timed, timed_blocks);
                 t.seconds += first;
             }
-            timed_seconds += t.seconds;
+            r.seconds += t.seconds;
             configurations[kernel == Kernel::tiled_bt].push_back(t.configuration);
             if (failed) continue;
             failed = !t.available || t.per_mad > timed_bound;
             if (!t.available) {
-                timed_problems << "\n  " << t.describe() << ": not counted: " << t.why << ".";
+                problems << "\n  " << t.describe() << ": not counted: " << t.why << ".";
                 continue;
             }
-            timed_figure << (timed_figure.tellp() ? ", " : "") << kernel_name(kernel) << " N=" << timed.instance.substr(1)
-                         << " " << fixed(t.per_mad, 4);
+            figure << (figure.tellp() ? ", " : "") << kernel_name(kernel) << " N=" << timed.instance.substr(1) << " "
+                   << fixed(t.per_mad, 4);
             shared.push_back({std::string(kernel_name(kernel)) + " " + timed.instance + " (timed)", t.describe(), t.shared,
                               fixed(t.per_mad, 4) + " loads of A and B per multiply-add"});
             record_timed_count(kernel, timed, t);
@@ -219,12 +216,69 @@ void check_computes_from_shared_tiles() {
                                           t.describe() + ": A " + fixed(t.a_per_mad, 4) + " + B " + fixed(t.b_per_mad, 4) +
                                               " loads per multiply-add, " + fixed(t.seconds, 2) + " s");
             if (t.per_mad > timed_bound)
-                timed_problems << "\n  " << t.describe() << " loads " << fixed(t.per_mad, 3)
-                               << " elements of A and B from global memory per multiply-add (A " << fixed(t.a_per_mad, 3)
-                               << ", B " << fixed(t.b_per_mad, 3) << "; allowed: at most " << fixed(timed_bound, 2) << ").";
+                problems << "\n  " << t.describe() << " loads " << fixed(t.per_mad, 3)
+                         << " elements of A and B from global memory per multiply-add (A " << fixed(t.a_per_mad, 3)
+                         << ", B " << fixed(t.b_per_mad, 3) << "; allowed: at most " << fixed(timed_bound, 2) << ").";
         }
     }
-    testing::Test::RecordProperty("timed_count_seconds", fixed(timed_seconds, 2));
+    r.figure = figure.str();
+    r.problems = problems.str();
+    return r;
+}
+
+// What the worst small product's reads say about the kernel, against the naive kernel's `naive` reads.
+std::string tile_use_advice(const SmallShapeReads& r, double naive, double bound) {
+    switch (gpulab::classify_tile_use(r.worst, naive)) {
+        case gpulab::TileUse::like_naive:
+            return "That is as often as a naive kernel, which reads A and B from global memory for every multiply-add: "
+                   "does the launch run your tiled kernel, and does its inner loop multiply the __shared__ tiles?";
+        case gpulab::TileUse::beyond_naive:
+            return "That is more than a naive kernel (" + fixed(naive, 2) + "): your kernel copies tiles into shared "
+                   "memory but still reads A or B from global memory in its inner loop. After __syncthreads(), "
+                   "multiply a_tile and b_tile.";
+        default: break;
+    }
+    // From the student's own launch: a block that loads the rows of A and the columns of B its tile of C needs, once
+    // each, reads every element of A once per block column and of B once per block row.
+    const gpulab::RecordedLaunch& l = r.worst_launch;
+    const Shape& s = r.worst_shape;
+    const double ideal = double(std::min<int>(l.grid.x, s.n)) / s.n + double(std::min<int>(l.grid.y, s.m)) / s.m;
+    return "Your launch at " + s.name() + " has " + std::to_string(l.grid.x) + " x " + std::to_string(l.grid.y) +
+           " blocks (x along the columns of C); blocks that each read the rows of A and the columns of B of their tile "
+           "once would read " + fixed(ideal, 3) + " floats per multiply-add" +
+           (ideal > bound ? ", over the bar already: give each block a larger tile of C (16 x 16 tiles read about 0.125 "
+                            "per multiply-add)."
+                          : ". Yours reads more: some operands still come from global memory in the inner loop, or "
+                            "tiles are loaded more than once (a naive kernel reads " + fixed(naive, 2) + ").");
+}
+
+}  // namespace
+
+// How often the tiled kernels read A and B: a naive kernel reads a float of A and one of B for every
+// multiply-add (fewer loads where the compiler merges neighbouring floats of A into one vector load), a
+// kernel that multiplies T x T tiles from shared memory 2 / T. The reference's naive kernel, counted the
+// same way, says what "as often as naive" means here.
+void check_computes_from_shared_tiles() {
+    GPULAB_REQUIRE_DEVICE();
+    GPULAB_REQUIRE_READ_COUNTER();
+    const double bound = section("technique").at("max_reads_per_multiply_add");
+    Configurations configurations;
+    std::vector<gpulab::SharedReadsSeen> shared;
+    const SmallShapeReads small = small_shape_reads(configurations, shared);
+    if (testing::Test::HasFailure()) return;
+    // The reference's naive kernel, counted the same way, only where the advice needs it: counting a naive
+    // kernel's reads costs seconds in CPU execution mode (every read of A and B traps).
+    double naive_at_worst = 2;
+    std::string naive_note;
+    if (small.worst > bound) {
+        naive_at_worst = reads_per_multiply_add(
+            reference(), takes_bt(small.worst_kernel) ? Kernel::naive_bt : Kernel::naive, small.worst_shape);
+        if (testing::Test::HasFailure()) return;
+        naive_note = " (naive: " + fixed(naive_at_worst, 2) + ")";
+    }
+    const double timed_bound = section("technique").at("timed_max_loads_per_multiply_add");
+    const TimedLaunchReads timed = timed_launch_reads(timed_bound, configurations, shared);
+    testing::Test::RecordProperty("timed_count_seconds", fixed(timed.seconds, 2));
     const gpulab::SharedReadsBar shared_bar = gpulab::shared_reads_bar(section("technique"));
     const double staged = gpulab::expect_reads_from_tile(
         shared, shared_bar,
@@ -232,16 +286,16 @@ void check_computes_from_shared_tiles() {
          "A tiled kernel reads each value it stages in its tiles once for every row (or column) of C that its block "
          "computes with it: 32 times with 32 x 32 tiles, 16 with 16 x 16 (fewer over a block's first accesses, "
          "counted here, where its first tiles are loaded)"});
-    gpulab::record_figure(figure.str() + " reads per multiply-add" + naive_note + "; timed launches: " +
-                              timed_figure.str() + " loads per multiply-add (" + fixed(timed_seconds, 1) +
-                              " s); shared: " + fixed(staged, 2) + " reads per value staged",
+    gpulab::record_figure(small.figure + " reads per multiply-add" + naive_note + "; timed launches: " + timed.figure +
+                              " loads per multiply-add (" + fixed(timed.seconds, 1) + " s); shared: " + fixed(staged, 2) +
+                              " reads per value staged",
                           "<= " + fixed(bound, 2) + " reads of A and B per multiply-add; timed launches <= " +
                               fixed(timed_bound, 2) + "; >= " + fixed(shared_bar.min_reads_per_write, 1) +
                               " shared reads per value staged");
-    GPULAB_EXPECT(timed_problems.str().empty())
+    GPULAB_EXPECT(timed.problems.empty())
         << "The tiled kernels at the sizes the speed tests time, counted in CPU execution mode on a sample of their "
            "blocks (bytes of A and B read, over a window of K chosen for this run):"
-        << timed_problems.str()
+        << timed.problems
         << "\n  The multiply-adds must be fed from shared memory: a block that stages T x T tiles of A and B and "
            "multiplies them there loads 2/T per multiply-add (16 x 16: 0.125, 32 x 32: 0.0625). Register blocking "
            "alone, each thread computing TM x TN values of C from A and B in global memory, loads (TM + TN) / (TM TN) "
@@ -249,38 +303,11 @@ void check_computes_from_shared_tiles() {
            "launch of the tiled kernel must use its tiles, at every size: the timed launch is counted too.";
     for (Kernel kernel : {Kernel::tiled, Kernel::tiled_bt})
         gpulab::expect_one_configuration(configurations[kernel == Kernel::tiled_bt], launch_name(kernel));
-    std::string why;
-    switch (gpulab::classify_tile_use(worst, naive_at_worst)) {
-        case gpulab::TileUse::like_naive:
-            why = "That is as often as a naive kernel, which reads A and B from global memory for every multiply-add: "
-                  "does the launch run your tiled kernel, and does its inner loop multiply the __shared__ tiles?";
-            break;
-        case gpulab::TileUse::beyond_naive:
-            why = "That is more than a naive kernel (" + fixed(naive_at_worst, 2) + "): your kernel copies tiles into "
-                  "shared memory but still reads A or B from global memory in its inner loop. After __syncthreads(), "
-                  "multiply a_tile and b_tile.";
-            break;
-        default: {
-            // From the student's own launch: a block that loads the rows of A and the columns of B its tile of C
-            // needs, once each, reads every element of A once per block column and of B once per block row.
-            const double ideal = double(std::min<int>(worst_launch.grid.x, worst_shape.n)) / worst_shape.n +
-                                 double(std::min<int>(worst_launch.grid.y, worst_shape.m)) / worst_shape.m;
-            why = "Your launch at " + worst_shape.name() + " has " + std::to_string(worst_launch.grid.x) + " x " +
-                  std::to_string(worst_launch.grid.y) + " blocks (x along the columns of C); blocks that each read "
-                  "the rows of A and the columns of B of their tile once would read " + fixed(ideal, 3) +
-                  " floats per multiply-add" +
-                  (ideal > bound ? ", over the bar already: give each block a larger tile of C (16 x 16 tiles read "
-                                   "about 0.125 per multiply-add)."
-                                 : ". Yours reads more: some operands still come from global memory in the inner "
-                                   "loop, or tiles are loaded more than once (a naive kernel reads " +
-                                       fixed(naive_at_worst, 2) + ").");
-        }
-    }
-    GPULAB_EXPECT(too_few.empty()) << too_few << ": C was not computed from A and B by a kernel. The tiled launch must "
-                                   << "compute C on the GPU, in your tiled kernel.";
-    GPULAB_EXPECT(worst <= bound) << worst_call << " reads A and B " << fixed(worst, 3)
-                                  << " times per multiply-add (counted exactly in CPU execution mode; allowed: at most "
-                                  << fixed(bound, 2) << "). " << why;
+    GPULAB_EXPECT(small.too_few.empty()) << small.too_few << ": C was not computed from A and B by a kernel. The tiled "
+                                         << "launch must compute C on the GPU, in your tiled kernel.";
+    GPULAB_EXPECT(small.worst <= bound) << small.worst_call << " reads A and B " << fixed(small.worst, 3)
+                                        << " times per multiply-add (counted exactly in CPU execution mode; allowed: at "
+                                        << "most " << fixed(bound, 2) << "). " << tile_use_advice(small, naive_at_worst, bound);
 }
 
 }  // namespace matmul_grading

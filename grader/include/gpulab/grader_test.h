@@ -57,4 +57,8 @@ void record_figure(const std::string& measured, const std::string& threshold);
 // it does not return: the caller returns from the test.
 void fail_as_grader_error(const std::string& what_and_fix);
 
+// The running test's full name ("Speed.TiledThroughput"), "" outside a test: records that accumulate over one test
+// (every series it times, every launch it counts) start afresh when it changes.
+std::string current_test_name();
+
 }  // namespace gpulab

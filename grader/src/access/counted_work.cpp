@@ -2,6 +2,7 @@
 // output element, in its test property "timed_count" (gpulab-grade hands it to the graders that run later). The
 // read side, counted_work(), is in counted_work_lookup.cpp.
 #include "gpulab/counted_work.h"
+#include "gpulab/grader_test.h"
 
 #include <gtest/gtest.h>
 
@@ -15,12 +16,6 @@ nlohmann::json figure(double x) { return std::isfinite(x) ? nlohmann::json(x) : 
 double figure_of(const nlohmann::json& j, const char* key) {
     const auto found = j.find(key);
     return found == j.end() || !found->is_number() ? std::numeric_limits<double>::quiet_NaN() : found->get<double>();
-}
-
-// The current test's full name: the records of one test accumulate, a new test starts afresh.
-std::string current_test() {
-    const testing::TestInfo* info = testing::UnitTest::GetInstance()->current_test_info();
-    return info ? std::string(info->test_suite_name()) + "." + info->name() : std::string();
 }
 
 }  // namespace
@@ -58,7 +53,7 @@ void record_counted_work(const std::vector<CountedWork>& works) {
     // property recorded again replaces the earlier value, so the whole object is recorded each time).
     static std::string test;
     static nlohmann::json recorded = nlohmann::json::object();
-    const std::string now = current_test();
+    const std::string now = current_test_name();
     if (now != test) test = now, recorded = nlohmann::json::object();
     for (const CountedWork& w : works) recorded[counted_work_key(w.suite, w.instance)] = to_json(w);
     testing::Test::RecordProperty("timed_count", recorded.dump());

@@ -15,4 +15,9 @@ void fail_as_grader_error(const std::string& what_and_fix) {
     ADD_FAILURE() << "grader error: " << what_and_fix;
 }
 
+std::string current_test_name() {
+    const testing::TestInfo* info = testing::UnitTest::GetInstance()->current_test_info();
+    return info ? std::string(info->test_suite_name()) + "." + info->name() : std::string();
+}
+
 }  // namespace gpulab

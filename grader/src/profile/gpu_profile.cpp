@@ -3,6 +3,7 @@
 #include "gpulab/gpu_profile.h"
 
 #include "gpulab/counted_work.h"
+#include "gpulab/grader_test.h"
 #include "gpulab/device_facts.h"
 #include "gpulab/format.h"
 #include "gpulab/handed_over.h"
@@ -219,8 +220,7 @@ void note_timed_launch(const std::string& key, TimedSeries series) {
     // Every series of the current test so far (a test may time float and double): one property, rewritten.
     static std::string test;
     static nlohmann::json keys = nlohmann::json::object();
-    const testing::TestInfo* info = testing::UnitTest::GetInstance()->current_test_info();
-    const std::string name = info ? std::string(info->test_suite_name()) + "." + info->name() : "";
+    const std::string name = current_test_name();
     std::lock_guard<std::mutex> guard(g_mutex);
     const bool stopped = series == TimedSeries::stopped_by_the_launch;
     timed_here()[key] = timed_here()[key] || stopped;

@@ -1,6 +1,7 @@
 #include "gpulab/timed_samples.h"
 
 #include "gpulab/counted_work.h"
+#include "gpulab/grader_test.h"
 #include "gpulab/device_facts.h"
 #include "gpulab/format.h"
 #include "gpulab/launch_deadline.h"
@@ -158,8 +159,7 @@ void record_drawn_samples(const ProfiledSamples& series) {
     // Every series of the current test so far: a test may time several launches (float and double).
     static std::string test;
     static std::vector<ProfiledLaunch> samples;
-    const testing::TestInfo* info = testing::UnitTest::GetInstance()->current_test_info();
-    const std::string name = info ? std::string(info->test_suite_name()) + "." + info->name() : "";
+    const std::string name = current_test_name();
     if (name != test) test = name, samples.clear();
     samples.insert(samples.end(), series.read().begin(), series.read().end());
     if (!samples.empty()) testing::Test::RecordProperty("drawn_counters", drawn_samples_json(samples).dump());

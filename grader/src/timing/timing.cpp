@@ -1,6 +1,7 @@
 #include "gpulab/timing.h"
 
 #include "gpulab/counted_work.h"
+#include "gpulab/grader_test.h"
 #include "gpulab/device_resources.h"
 #include "gpulab/format.h"
 #include "gpulab/fresh_inputs.h"
@@ -75,8 +76,7 @@ double time_watched(const std::function<void()>& launch, DeviceEvent& start, Dev
 double add_fresh_and_check_ms(double ms) {
     static std::string test;
     static double total = 0;
-    const testing::TestInfo* info = testing::UnitTest::GetInstance()->current_test_info();
-    const std::string name = info ? std::string(info->test_suite_name()) + "." + info->name() : "";
+    const std::string name = current_test_name();
     if (name != test) test = name, total = 0;
     total += ms;
     return total;

@@ -48,6 +48,7 @@ std::map<std::string, std::string> child_env(const SessionSpec& spec) {
     if (!spec.cache_dir.empty()) env["GPULAB_CACHE_DIR"] = spec.cache_dir;
     if (!spec.plot_queue.empty()) env["GPULAB_PLOT_QUEUE"] = spec.plot_queue;
     env["GLIBC_TUNABLES"] = with_huge_pages(std::getenv("GLIBC_TUNABLES"));
+    for (const auto& [name, value] : spec.env) env[name] = value;
     return env;
 }
 

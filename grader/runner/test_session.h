@@ -69,6 +69,7 @@ struct SessionSpec {
     // and artifacts of the earlier parts are kept, and its JUnit files carry this label.
     bool continues = false;
     std::string part_label;
+    std::map<std::string, std::string> env;  // more of the processes' environment (a session beside the timed tests: fewer threads)
 };
 
 SessionResult run_session(const SessionSpec& spec);

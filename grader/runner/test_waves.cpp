@@ -1,5 +1,6 @@
 #include "test_waves.h"
 
+#include "cpu_shares.h"
 #include "lab_builds.h"
 #include "plot_queue.h"
 #include "untimed_outcomes.h"
@@ -84,10 +85,9 @@ void merge_part(SessionResult part, SessionResult& into) {
     into.tests.insert(into.tests.end(), part.tests.begin(), part.tests.end());
 }
 
-// Runs one wave's parts (the GPU's, CPU execution mode's) and merges them in the order given. Parts of an
-// untimed wave run side by side: CPU execution mode's read counts beside the GPU's sanitizer and technique
-// checks. A wave with a timed test runs its parts one after the other, so nothing shares the machine with a
-// clock.
+// Runs one wave's parts and merges them in the order given: side by side in an untimed wave, one after the other in
+// a timed one, so that nothing shares the GPU with a clock. (CPU execution mode's part of a GPU grading is not among
+// them: it runs beside, start_beside.)
 void run_parts(const std::vector<SessionSpec>& parts, bool side_by_side, SessionResult& into) {
     if (!side_by_side || parts.size() < 2) {
         for (const SessionSpec& spec : parts) {
@@ -145,19 +145,29 @@ public:
         const std::map<std::string, std::vector<std::string>> after_of = listed_tests(plan_.config, "after");
         for (const Json& test : plan_.config.at("tests"))
             if (!decided_.count(test.at("id"))) waiting_.insert(test.at("id").get<std::string>());
-        for (int wave = 0; !waiting_.empty() && session_.tampering.empty(); ++wave) {
+        for (int wave = 0; (!waiting_.empty() || beside_) && session_.tampering.empty(); ++wave) {
             const WavePlan next = plan_wave(waiting_, requires_of, plan_.timed_ids,
                                             [&](const std::string& id) { return passed_or_not_run(session_, id); },
-                                            after_of);
+                                            after_of, running_beside_);
+            if (next.wait_for_running) {
+                join_beside();
+                continue;
+            }
             std::vector<SessionSpec> parts;
+            std::optional<SessionSpec> beside;
             for (const std::string& mode : plan_.modes)
-                if (std::optional<SessionSpec> part = part_of_wave(mode, next, wave)) parts.push_back(std::move(*part));
+                if (std::optional<SessionSpec> part = part_of_wave(mode, next, wave)) {
+                    if (mode != plan_.request.mode) beside = std::move(part);  // the CPU part of a GPU grading
+                    else parts.push_back(std::move(*part));
+                }
+            if (beside) start_beside(std::move(*beside));
             run_parts(parts, !next.timed, session_);
             // Placeholders of tests another wave runs are dropped; each test keeps its one real outcome.
             drop_placeholders(session_);
             for (const std::string& id : next.ready) decided_.insert(id), waiting_.erase(id);
             for (const auto& [id, required] : next.not_counted) decided_.insert(id), waiting_.erase(id);
         }
+        join_beside();
         report_pictures_not_drawn(plan_.manifest.lab, plots_->finish());
         // The CPU part's outcomes stand in for the placeholders the GPU part left for the same tests.
         std::erase_if(session_.tests, [&](const TestOutcome& t) {
@@ -167,6 +177,28 @@ public:
     }
 
 private:
+    // CPU execution mode's part of a wave runs beside the waves after it (wave_plan.h): the timed tests that require
+    // its counts start while it counts. One such session at a time: a second would share its work folder.
+    void start_beside(SessionSpec spec) {
+        join_beside();
+        // Two cores stay with the GPU's part, whose timed launches are issued by one host thread.
+        const std::string threads = std::to_string(std::max<std::size_t>(1, allowed_cpus().size() > 2 ? allowed_cpus().size() - 2 : 1));
+        spec.env = {{"GPULAB_CPU_THREADS", threads}, {"GPULAB_HOST_THREADS", threads}};
+        // No later wave runs them (they are among decided_ once their wave is planned); none waits on them before
+        // their session ends.
+        for (const std::string& id : spec.only_ids)
+            if (waiting_.count(id)) running_beside_.insert(id);
+        beside_ = std::async(std::launch::async, [spec = std::move(spec)] { return run_session(spec); });
+    }
+
+    void join_beside() {
+        if (!beside_) return;
+        merge_part(beside_->get(), session_);
+        beside_.reset();
+        running_beside_.clear();
+        drop_placeholders(session_);
+    }
+
     // The session that runs `mode`'s part of a wave; none where that mode has nothing to run in it.
     std::optional<SessionSpec> part_of_wave(const std::string& mode, const WavePlan& wave_plan, int wave) {
         const GradeRequest& request = plan_.request;
@@ -227,6 +259,8 @@ private:
     std::map<std::string, std::vector<std::string>> listed_;  // each grader binary's tests, listed once
     SessionResult session_;
     std::set<std::string> decided_, waiting_;
+    std::optional<std::future<SessionResult>> beside_;  // CPU execution mode's part, running beside (start_beside)
+    std::set<std::string> running_beside_;               // its tests, not decided until it ends
     std::string seed_;
     std::set<std::string> modes_started_;
 };

@@ -150,6 +150,38 @@ TEST(Scoring, ATestHeldBackBecauseItsRequirementFailedIsNotCountedNotNotRun) {
     EXPECT_DOUBLE_EQ(lab.points_not_run, 0);
 }
 
+// A speed test that ran beside the read count it requires (test_waves.cpp) is not counted once the count fails, and
+// one that a later test confirms ("confirmed_by": Technique.SameWorkOnGpu, from its drawn samples) is not counted
+// where that test failed; a confirming test that skipped (no counters here) takes nothing.
+TEST(Scoring, ASpeedTestIsNotCountedWhereTheTestThatConfirmsItFailed) {
+    const nlohmann::json lab_json = nlohmann::json::parse(R"({
+      "lab": "00-x", "tests": [
+        {"id": "Step.MatchesOracle", "points": 20},
+        {"id": "Technique.Counted", "points": 5, "requires": ["Step.MatchesOracle"]},
+        {"id": "Speed.Tiled", "points": 10, "requires": ["Step.MatchesOracle", "Technique.Counted"],
+         "confirmed_by": ["Technique.SameWork"]},
+        {"id": "Technique.SameWork", "points": 2, "requires": ["Technique.Counted"], "after": ["Speed.Tiled"]}
+      ]})");
+    struct Case {
+        std::string counted, same_work, verdict;
+        double points;
+    };
+    for (const Case& c : {Case{"passed", "passed", "passed", 10}, Case{"failed", "passed", "not counted", 0},
+                          Case{"passed", "failed", "not counted", 0}, Case{"passed", "skipped", "passed", 10}}) {
+        SessionResult session;
+        session.tests = {outcome("Step.MatchesOracle", "passed"), outcome("Technique.Counted", c.counted),
+                         outcome("Speed.Tiled", "passed"), outcome("Technique.SameWork", c.same_work)};
+        const LabScore lab = score_lab(lab_json, session);
+        const IdScore& speed = find(lab, "Speed.Tiled");
+        EXPECT_EQ(speed.verdict, c.verdict) << c.counted << " " << c.same_work;
+        EXPECT_DOUBLE_EQ(speed.points, c.points) << c.counted << " " << c.same_work;
+        if (c.same_work == "failed") {
+            ASSERT_FALSE(speed.details.empty());
+            EXPECT_NE(speed.details[0].find("Technique.SameWork found timed samples"), std::string::npos) << speed.details[0];
+        }
+    }
+}
+
 // What went wrong starts with the failure other tests wait on, and names the tests held back by it in one line.
 TEST(Scoring, FeedbackPutsTheFailureOthersWaitOnFirstAndNamesWhatItHoldsBackInOneLine) {
     const nlohmann::json tiled = nlohmann::json::parse(R"({

@@ -110,3 +110,45 @@ TEST(WavePlan, AnUntimedTestAfterATimedOneRunsOnceTheTimedWaveIsDone) {
 }
 
 }  // namespace
+
+namespace {
+
+// CPU execution mode's read counts run beside the waves after theirs (test_waves.cpp): a timed test that requires one
+// starts while it runs (scoring withholds its points afterwards where the count failed); an untimed test that requires
+// or follows one waits; where nothing else can run, the plan says to wait for it.
+TEST(WavePlan, ATimedTestStartsBesideARequiredTestStillRunning) {
+    const Ids running{"Technique.Reads"};
+    Ids waiting = kAll;
+    for (const std::string& id : {"Naive.MatchesOracle", "Tiled.MatchesOracle", "Technique.Shared", "Technique.Reads",
+                                  "Sanitizer.NoErrors"})
+        waiting.erase(id);
+    const WavePlan plan = plan_wave(waiting, kRequires, kTimed, [](const std::string&) { return true; }, {}, running);
+    EXPECT_EQ(plan.ready, kTimed);
+    EXPECT_TRUE(plan.timed);
+    EXPECT_FALSE(plan.wait_for_running);
+}
+
+TEST(WavePlan, AnUntimedTestWaitsForARequiredTestStillRunning) {
+    std::map<std::string, std::vector<std::string>> requires_of = kRequires;
+    requires_of["Technique.SameWork"] = {"Technique.Reads"};
+    const std::map<std::string, std::vector<std::string>> after_of{{"Technique.SameWork", {"Speed.Tiled"}}};
+    const WavePlan plan = plan_wave({"Technique.SameWork"}, requires_of, kTimed, [](const std::string&) { return true; },
+                                    after_of, {"Technique.Reads"});
+    EXPECT_TRUE(plan.ready.empty());
+    EXPECT_TRUE(plan.not_counted.empty());
+    EXPECT_TRUE(plan.wait_for_running);
+    // Decided (passed): it runs.
+    const WavePlan after = plan_wave({"Technique.SameWork"}, requires_of, kTimed, [](const std::string&) { return true; },
+                                     after_of, {});
+    EXPECT_EQ(after.ready, Ids{"Technique.SameWork"});
+}
+
+// A required test still running never holds a test back as "not counted": its verdict is not known yet.
+TEST(WavePlan, ARunningRequirementIsNotTakenForAFailedOne) {
+    const WavePlan plan = plan_wave({"Speed.Tiled"}, kRequires, kTimed,
+                                    [](const std::string& id) { return id != "Technique.Reads"; }, {}, {"Technique.Reads"});
+    EXPECT_EQ(plan.ready, Ids{"Speed.Tiled"});
+    EXPECT_TRUE(plan.not_counted.empty());
+}
+
+}  // namespace

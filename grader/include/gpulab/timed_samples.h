@@ -1,9 +1,12 @@
 // Which timed samples of a series are profiled, and reading them (issue 43, item 1; gpu_profile.h says why).
 //
 // time_interleaved (timing.h) draws, when a series starts, which samples of each launch to profile:
-//  - the student's launch of a timed launch that CPU execution mode counted (counted_work.h): drawn_samples_for(n)
-//    of its n samples, so that a launch doing other work on more than half of them is caught with probability at
-//    least 99%; where nothing was counted, one (for Report.GpuProfile's row);
+//  - the student's launch of a timed launch whose samples are compared with CPU execution mode's count
+//    (counted_work.h): drawn_samples_for(n) of its n samples, so that a launch doing other work on more than half of
+//    them is caught with probability at least 99%. Compared: where the count was handed over (the speed test then
+//    compares them itself), or where lab.json names a test that confirms this one after the count ends
+//    ("confirmed_by": Technique.SameWorkOnGpu; the count runs beside the timed tests). Otherwise one (for
+//    Report.GpuProfile's row);
 //  - the reference's and the expert's: one, for the rows beside the student's, until one was read with every metric.
 // The first sample of a (launch, role) this process reads is read with every metric (CounterList::full), the others
 // with the compared ones only. A drawn sample is not timed (its replays are not the kernel's time); the student's is

@@ -229,15 +229,16 @@ std::string hold_back_for_requires(IdScore& s, const nlohmann::json& test, const
             return required;
         }
     }
-    // lab.json "confirmed_by": a test decided after this one from what this one measured (Technique.SameWorkOnGpu
-    // compares the speed test's drawn samples with CPU execution mode's count, which may end after the speed test:
-    // test_waves.cpp). Where it failed, this one's measurement was of other work than the counted kind.
+    // lab.json "confirmed_by": a test decided after this one that says whether what this one measured is what was
+    // timed (Technique.SameWorkOnGpu compares the speed tests' drawn samples with CPU execution mode's count, which
+    // may end after the speed tests: test_waves.cpp). Where it failed, the timed launches did other work than the
+    // counted ones: neither the speed nor the technique measured counts.
     for (const auto& confirming : test.value("confirmed_by", std::vector<std::string>{})) {
         if (ran == 0 || !verdicts.failed.count(confirming) || !verdicts.failed.at(confirming)) continue;
         s.points = 0;
         s.verdict = "not counted";
-        s.details = {s.id + " is not counted: " + confirming + " found timed samples it drew doing other work than the " +
-                     "launch CPU execution mode counted, so this test timed work of another kind."};
+        s.details = {s.id + " is not counted: " + confirming + " found timed samples drawn at random doing other work " +
+                     "than the launch CPU execution mode counted, so what this test measured is not the work that was timed."};
         return confirming;
     }
     return "";

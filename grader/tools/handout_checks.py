@@ -1062,8 +1062,8 @@ def generated_section(lab, config, described):
             parts.append("decided after " + ", ".join(f"`{r}`" for r in test["after"]) + " ran, from the timed samples "
                          "it drew")
         if test.get("confirmed_by"):
-            parts.append("not counted where " + ", ".join(f"`{r}`" for r in test["confirmed_by"]) + " finds its drawn "
-                         "samples doing other work than the counted launch")
+            parts.append("not counted where " + ", ".join(f"`{r}`" for r in test["confirmed_by"]) + " finds timed "
+                         "samples, drawn at random, doing other work than the counted launch")
         cell = "; ".join(p for p in parts if p) or "as in the table above"
         lines.append(f"| `{tid}` | {points} | {cell} |")
     del claimed

@@ -103,7 +103,9 @@ test: export CMAKE_CUDA_COMPILER_LAUNCHER := $(CCACHE)
 test: export CCACHE_BASEDIR := $(CURDIR)
 endif
 
+# make test's own packages first (chromium, for the report page's check): a check that lacks one says so and skips.
 test: configure
+	@$(if $(SKIP_DEPS),,bash .ci/install-deps --auto --tests || echo "make test: the checks that need those packages skip";)
 	cmake --build $(BUILD) -j $(JOBS)
 	ctest --test-dir $(BUILD) --output-on-failure -j $(TEST_JOBS)
 

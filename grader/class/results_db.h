@@ -8,6 +8,8 @@
 // to one database at once: a writer waits for the others (busy_timeout) instead of failing.
 #pragma once
 
+#include "lab_status.h"
+
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -26,15 +28,7 @@ namespace gpulab::grade_class {
 
 // What became of a submission-lab. The database keeps any non-empty status, so a new outcome
 // needs no schema change; these are the ones the batch writes and the reports know.
-namespace status {
-inline constexpr const char* graded = "graded";
-inline constexpr const char* did_not_build = "did not build";
-inline constexpr const char* empty = "empty";              // the submission had none of the lab's files
-inline constexpr const char* refused = "refused";          // calls a library or API the lab forbids
-inline constexpr const char* tampered = "tampered";        // tried to change how it is graded
-inline constexpr const char* crashed = "crashed";          // the student's code took the grader down
-inline constexpr const char* grader_error = "grader error";  // the grading machinery failed, not the student
-}  // namespace status
+namespace status = feedback::status;  // lab_status.h
 
 // One finished submission-lab: everything needed to show the grade and to reproduce it.
 struct LabResult {

@@ -6,6 +6,7 @@
 #include "lab_manifest.h"
 #include "mode_comparison.h"
 #include "report.h"
+#include "reports.h"  // grader/feedback: the student's report page
 #include "requirements.h"
 
 #include "visible_gpus.h"
@@ -69,10 +70,21 @@ GradeRequest request_for(const Options& options, const LabManifest& lab, const s
     return request;
 }
 
+// summary.json, and the student's report page beside it (the table, what went wrong, the pictures, the logs): its
+// path is the last line a student reads.
 void write_summary(const GradeRun& run, const fs::path& out) {
     const fs::path summary = out / "summary.json";
-    std::ofstream(summary) << to_json(run).dump(2) << "\n";
+    const nlohmann::json content = to_json(run);
+    std::ofstream(summary) << content.dump(2) << "\n";
     std::cout << "  details: " << summary.string() << " (and per-lab logs beside it)\n";
+    try {
+        const std::string whose = run.solution == "starter" ? "your code (starter/)" : run.solution;
+        const fs::path page = gpulab::feedback::write_report_page(out, content, whose);
+        std::cout << "  report page: " << page.string() << " (open it in a browser: the table, what went wrong and "
+                  << "the pictures on one page)\n";
+    } catch (const std::exception& e) {
+        std::cout << "  report page not written: " << e.what() << "\n";
+    }
 }
 
 int grade(Options& options, const std::vector<LabManifest>& labs) {

@@ -5,15 +5,18 @@
 // itself, so the same code serves a batch, a merged shard and a Gradescope container.
 #pragma once
 
+#include "lab_status.h"
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
-namespace gpulab::grade_class {
+namespace gpulab::feedback {
 
-// One student's result for one lab. The status words are results_db.h's status::* ("graded",
+// One student's result for one lab. The status words are lab_status.h's status::* ("graded",
 // "did not build", "empty", "refused", "tampered", "crashed", "grader error"); another word is shown
 // as it is.
 struct GradedLab {
@@ -31,6 +34,8 @@ struct GradedLab {
     std::string artifacts_dir;
     std::string mode;            // "gpu" or "cpu" (CPU execution mode: speed and technique not run)
     std::string gpu_name, driver_version, grader_version, seed;
+    // Logs to link, each (what it is, a path relative to the feedback): a student's report page links its lab's.
+    std::vector<std::pair<std::string, std::string>> logs;
 };
 
 // The status gpulab-grade's summary.json entry implies: did not build, refused, tampered, else graded.
@@ -98,6 +103,16 @@ struct FeedbackFiles {
 FeedbackFiles write_feedback(const std::filesystem::path& dir, const std::string& student,
                              const std::vector<GradedLab>& results);
 
+// ---- a student's own report page ----------------------------------------------------------------------------
+
+// One gpulab-grade run's page for the student (issue 45): `out`/report.html, beside summary.json, with the same
+// content as a class's feedback.html (write_feedback: one renderer), and self-contained: every picture's bytes are
+// in the page (data: URIs), so it opens on a laptop without the grading folder and needs no network; each lab's logs
+// are linked (paths relative to `out`). `summary`: summary.json's content; `whose`: the heading's "Feedback for ...".
+// Returns the page's path; throws std::runtime_error naming the path when it cannot be written.
+std::filesystem::path write_report_page(const std::filesystem::path& out, const nlohmann::json& summary,
+                                        const std::string& whose);
+
 // ---- the class overview ---------------------------------------------------------------------------------
 
 struct OverviewFiles {
@@ -118,4 +133,9 @@ struct OverviewFiles {
 // written; a plot that cannot be drawn never throws.
 OverviewFiles write_overview(const std::filesystem::path& dir, const std::vector<GradedLab>& results);
 
+}  // namespace gpulab::feedback
+
+// Class grading (grader/class) names these as its own.
+namespace gpulab::grade_class {
+using namespace gpulab::feedback;
 }  // namespace gpulab::grade_class

@@ -2,9 +2,11 @@
 
 #include "gpulab/cpu_mode_unsupported.h"
 
-#include "results_db.h"  // status::*: the words a result's status is written in
+#include "lab_status.h"
 #include "gpulab/device_facts.h"
 #include "gpulab/plot.h"
+
+#include <openssl/evp.h>
 
 #include <algorithm>
 #include <cctype>
@@ -24,7 +26,7 @@
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-namespace gpulab::grade_class {
+namespace gpulab::feedback {
 namespace {
 
 constexpr std::size_t kMaxMessageLines = 120;  // of a compiler message or a failure, shown in full up to this
@@ -193,6 +195,8 @@ public:
     // `wide`: a picture a person reads at full width (a report's figure), not one of a row of thumbnails.
     virtual void picture(const std::string& relative_path, const std::string& caption, bool wide) = 0;
     virtual void small(const std::string& text) = 0;  // where a grade came from
+    // Files to open, each (text, a path relative to the document).
+    virtual void links(const std::vector<std::pair<std::string, std::string>>& items) = 0;
 };
 
 // Markdown (CommonMark with GitHub's tables): text escaped so that a '<', '|' or '*' from a run shows as
@@ -254,6 +258,10 @@ public:
         out_ << "![" << escape(caption) << "](<" << relative_path << ">)\n\n";
     }
     void small(const std::string& text) override { out_ << "*" << escape(text) << "*\n\n"; }
+    void links(const std::vector<std::pair<std::string, std::string>>& items) override {
+        for (const auto& [text, path] : items) out_ << "- [" << escape(text) << "](<" << path << ">)\n";
+        out_ << "\n";
+    }
 
 private:
     std::ostream& out_;
@@ -336,9 +344,27 @@ const char* const kCss = R"(
   }
 )";
 
+// A picture's bytes as a data: URI, so that a page holds its pictures itself; "" where the file cannot be read.
+std::string data_uri(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return "";
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string encoded(4 * ((bytes.size() + 2) / 3) + 1, '\0');
+    const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(encoded.data()),
+                                  reinterpret_cast<const unsigned char*>(bytes.data()), int(bytes.size()));
+    encoded.resize(std::size_t(std::max(n, 0)));
+    std::string ext = file.extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    const char* type = ext == ".png" ? "image/png" : ext == ".svg" ? "image/svg+xml" : ext == ".gif" ? "image/gif" : "image/jpeg";
+    return std::string("data:") + type + ";base64," + encoded;
+}
+
 class HtmlDocument : public Document {
 public:
-    HtmlDocument(std::ostream& out, const std::string& title) : out_(out) {
+    // `inline_from`: a page that holds its pictures (a student's report page, read on a laptop, sent on): each
+    // picture's path, relative to this folder, is read and written into the page. Empty: pictures are linked.
+    HtmlDocument(std::ostream& out, const std::string& title, fs::path inline_from = {})
+        : out_(out), inline_from_(std::move(inline_from)) {
         out_ << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
              << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
              << "<title>" << html_escape(title) << "</title>\n<style>" << kCss << "</style>\n</head>\n<body>\n";
@@ -373,13 +399,23 @@ public:
         out_ << "</tbody>\n</table>\n";
     }
     void picture(const std::string& relative_path, const std::string& caption, bool wide) override {
-        out_ << (wide ? "<figure class=\"wide\">" : "<figure>") << "<img src=\"" << html_escape(url_path(relative_path)) << "\" alt=\"" << html_escape(caption)
+        std::string src = url_path(relative_path);
+        if (!inline_from_.empty())
+            if (const std::string uri = data_uri(inline_from_ / relative_path); !uri.empty()) src = uri;
+        out_ << (wide ? "<figure class=\"wide\">" : "<figure>") << "<img src=\"" << html_escape(src) << "\" alt=\"" << html_escape(caption)
              << "\"><figcaption>" << html_escape(caption) << "</figcaption></figure>\n";
     }
     void small(const std::string& text) override { out_ << "<p class=\"small\">" << html_escape(text) << "</p>\n"; }
+    void links(const std::vector<std::pair<std::string, std::string>>& items) override {
+        out_ << "<ul class=\"links\">\n";
+        for (const auto& [text, path] : items)
+            out_ << "  <li><a href=\"" << html_escape(url_path(path)) << "\">" << html_escape(text) << "</a></li>\n";
+        out_ << "</ul>\n";
+    }
 
 private:
     std::ostream& out_;
+    fs::path inline_from_;
 };
 
 // ---- what a lab's status means to a student ------------------------------------------------------------
@@ -600,6 +636,10 @@ void write_lab(Document& doc, const GradedLab& lab, const std::vector<Picture>& 
         doc.heading(3, "Pictures");
         for (std::size_t i = 0; i < pictures.size(); ++i)
             if (!shown[i]) doc.picture(pictures[i].shown, fs::path(pictures[i].shown).filename().string(), false);
+    }
+    if (!lab.logs.empty()) {
+        doc.heading(3, "Logs");
+        doc.links(lab.logs);
     }
     const std::string from = provenance(lab);
     if (!from.empty()) doc.small(from);
@@ -866,6 +906,37 @@ FeedbackFiles write_feedback(const fs::path& dir, const std::string& student, co
     return files;
 }
 
+// ---- a student's own report page ------------------------------------------------------------------------------
+
+fs::path write_report_page(const fs::path& out, const json& summary, const std::string& whose) {
+    std::vector<GradedLab> labs = graded_labs_from_summary(whose, summary, out.string());
+    std::stable_sort(labs.begin(), labs.end(), [](const GradedLab& a, const GradedLab& b) { return a.lab < b.lab; });
+    std::vector<std::vector<Picture>> pictures;
+    for (GradedLab& lab : labs) {
+        // The pictures stay where the grader wrote them; the page holds copies of their bytes.
+        std::vector<Picture> shown;
+        for (const std::string& artifact : strings_of(lab.result, "artifacts")) {
+            fs::path source = artifact;
+            if (!is_picture(source)) continue;
+            if (source.is_relative()) source = out / source;
+            std::error_code error;
+            const fs::path relative = fs::relative(source, out, error);
+            shown.push_back({artifact, error || relative.empty() ? source.string() : relative.string()});
+        }
+        pictures.push_back(std::move(shown));
+        for (const char* log : {"tests.log", "cpu/tests.log", "build.log"})
+            if (fs::exists(out / lab.lab / log)) lab.logs.push_back({lab.lab + "/" + log, lab.lab + "/" + log});
+    }
+    const fs::path page = out / "report.html";
+    std::ofstream file = open_for_writing(page);
+    {
+        HtmlDocument doc(file, "Feedback for " + whose, out);
+        write_document(doc, whose, labs, pictures);
+    }  // closes </body></html>
+    finish(file, page);
+    return page;
+}
+
 // ---- the overview ---------------------------------------------------------------------------------------------
 
 OverviewFiles write_overview(const fs::path& dir, const std::vector<GradedLab>& results) {
@@ -943,4 +1014,4 @@ OverviewFiles write_overview(const fs::path& dir, const std::vector<GradedLab>& 
     return files;
 }
 
-}  // namespace gpulab::grade_class
+}  // namespace gpulab::feedback

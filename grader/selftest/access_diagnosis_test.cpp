@@ -109,3 +109,32 @@ TEST(AccessDiagnosis, DivergentWarpsOnlyWhereHalfTheLanesIdle) {
     EXPECT_NE(d.front().text.find("16.0 of 32"), std::string::npos) << d.front().text;
 }
 }  // namespace
+
+namespace {
+
+// A grid with fewer blocks than half of what the GPU holds at once (issue 45, item 4): a grid-stride loop over a
+// fixed 96 blocks of 256 threads on an H100's 132 SMs (8 such blocks each: 1056 at once) is named, with the SMs left
+// idle; the course's grids (lab 01: 262144 blocks) and a grid-stride loop capped at 4096 blocks are not, nor a
+// launch whose grid or GPU is not known.
+TEST(AccessDiagnosis, AGridSmallerThanTheGpu) {
+    MemoryFigures f = healthy();
+    f.sm_count = 132;
+    f.grid_blocks = 96;
+    const std::vector<gpulab::Diagnosis> found = diagnose(f);
+    ASSERT_EQ(causes(f), std::vector<std::string>{"grid-smaller-than-gpu"});
+    EXPECT_NE(found[0].text.find("96 blocks"), std::string::npos) << found[0].text;
+    EXPECT_NE(found[0].text.find("1056"), std::string::npos) << found[0].text;
+    EXPECT_NE(found[0].text.find("36 SMs none at all"), std::string::npos) << found[0].text;
+    f.grid_blocks = 500;  // every SM busy, but under half the warp slots
+    EXPECT_EQ(causes(f), std::vector<std::string>{"grid-smaller-than-gpu"});
+    for (const unsigned long long blocks : {528ull, 4096ull, 262144ull}) {
+        f.grid_blocks = blocks;
+        EXPECT_TRUE(causes(f).empty()) << blocks;
+    }
+    f.grid_blocks = 96, f.sm_count = 0;
+    EXPECT_TRUE(causes(f).empty());
+    f.sm_count = 132, f.grid_blocks = 0;
+    EXPECT_TRUE(causes(f).empty());
+}
+
+}  // namespace

@@ -38,12 +38,15 @@ struct MemoryFigures {
     // threads, and the active lanes per request (32 at most); < 0: not counted. Requests with idle lanes, not the
     // GPU's branch efficiency (a branch without a memory access inside is invisible here).
     double idle_lane_request_share = -1, active_lanes_per_request = -1;
+    // The launch's blocks and the GPU's SMs (CPU execution mode answers the lab's GPU's count); 0: not known.
+    unsigned long long grid_blocks = 0;
+    int sm_count = 0;
 };
 
 struct Diagnosis {
     std::string cause;  // "uncoalesced-loads", "uncoalesced-stores", "bank-conflicts", "small-blocks",
                         // "shared-memory-limits-occupancy", "register-spills", "blocks-end-before-they-start",
-                        // "divergent-warps"
+                        // "divergent-warps", "grid-smaller-than-gpu"
     std::string text;   // the sentence, with the measured figure
 };
 

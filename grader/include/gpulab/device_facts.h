@@ -16,6 +16,9 @@ struct DeviceFacts {
     std::string answers_as;  // CPU execution mode only: the GPU whose answers its runtime gives, and from where
     int compute_major = 0, compute_minor = 0;
     int sm_count = 0;
+    // The SMs CUDA's runtime answers: the GPU's own; in CPU execution mode the lab's GPU's (what a launch is judged
+    // against, "grid-smaller-than-gpu"), not the worker threads above.
+    int answered_sm_count = 0;
     long long global_mem_bytes = 0;
     int l2_bytes = 0;
     int sm_clock_mhz = 0;      // 0 when the runtime does not report it

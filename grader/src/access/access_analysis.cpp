@@ -1,5 +1,6 @@
 #include "gpulab/access_analysis.h"
 
+#include "gpulab/device_facts.h"
 #include "gpulab/format.h"
 #include "gpulab/grader_test.h"
 #include "gpulab/kernel_resources.h"
@@ -295,6 +296,9 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
     m.shared_store_conflicts_per_request = f.shared_store_conflicts_per_request;
     if (f.idle_lanes_known)
         m.idle_lane_request_share = f.idle_lane_request_share, m.active_lanes_per_request = f.active_lanes_per_request;
+    if (main_launch != c.launches.end())
+        m.grid_blocks = (unsigned long long)main_launch->grid.x * main_launch->grid.y * main_launch->grid.z;
+    m.sm_count = device_facts().answered_sm_count;
     f.diagnoses = diagnose(m);
     return f;
 }

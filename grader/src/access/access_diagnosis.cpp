@@ -32,6 +32,11 @@ constexpr double kIdleLaneShareWorthNaming = 0.25;
 constexpr double kActiveLanesBelow = 18;
 // Achieved occupancy below 60% of the theoretical: the H200's 128-thread lab 01 kernel measured 26% of 100%.
 constexpr double kAchievedShareWorthNaming = 0.6;
+// A grid with fewer blocks than half of what the GPU holds at once leaves SMs (or most of their warp slots) without
+// work for the whole launch: a grid-stride loop over a fixed 96 blocks on 132 SMs. The course's grids are far
+// larger (lab 01's 2^26 cells: 262144 blocks; a grid-stride loop capped at 4096 blocks of 256 threads fills the
+// 1056 an H100 holds at once).
+constexpr double kResidentShareWorthNaming = 0.5;
 
 std::string pct(double share) { return fixed(100 * share, 0) + "%"; }
 
@@ -119,6 +124,17 @@ std::vector<Diagnosis> diagnose(const MemoryFigures& f) {
                        "achieved occupancy " + pct(f.achieved_occupancy) + " of the " + pct(o.theoretical) + " your " +
                            std::to_string(f.threads_per_block) + "-thread blocks allow: each block finishes before the "
                            "SM can start the next; give each thread more cells, or use 256-thread blocks"});
+    const double resident = double(f.sm_count) * o.blocks_per_sm;
+    if (f.grid_blocks > 0 && resident > 0 && double(f.grid_blocks) < kResidentShareWorthNaming * resident)
+        out.push_back({"grid-smaller-than-gpu",
+                       "your launch runs " + std::to_string(f.grid_blocks) + " blocks, where this GPU's " +
+                           std::to_string(f.sm_count) + " SMs hold " + fixed(resident, 0) + " of them at once (" +
+                           std::to_string(o.blocks_per_sm) + " each): " + pct(double(f.grid_blocks) / resident) +
+                           " of the GPU has work" +
+                           (f.grid_blocks < (unsigned long long)f.sm_count ? ", and " + std::to_string(f.sm_count - int(f.grid_blocks)) +
+                                                                                 " SMs none at all" : "") +
+                           "; launch one block per tile of the output (the grid grows with the problem), or at least " +
+                           fixed(resident, 0) + " blocks for a grid-stride loop"});
     if (f.local_bytes > 0)
         out.push_back({"register-spills",
                        std::to_string(f.local_bytes) + " bytes of local memory per thread: the compiler spilled "

@@ -24,6 +24,10 @@ DeviceFacts query() {
     facts.compute_major = GPULAB_CPU_CUDA_ARCH / 100;  // what device code is compiled as (__CUDA_ARCH__)
     facts.compute_minor = GPULAB_CPU_CUDA_ARCH / 10 % 10;
     facts.sm_count = executor.workers;  // one worker thread runs one block at a time, as an SM would
+    if (cudaDeviceGetAttribute(&facts.answered_sm_count, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess) {
+        cudaGetLastError();
+        facts.answered_sm_count = 0;
+    }
     facts.global_mem_bytes = static_cast<long long>(executor.host_memory_bytes);
     facts.l2_bytes = executor.host_l2_bytes;
     cudaRuntimeGetVersion(&facts.runtime_version);
@@ -62,6 +66,7 @@ DeviceFacts query() {
     facts.compute_major = prop.major;
     facts.compute_minor = prop.minor;
     facts.sm_count = prop.multiProcessorCount;
+    facts.answered_sm_count = prop.multiProcessorCount;
     facts.global_mem_bytes = static_cast<long long>(prop.totalGlobalMem);
     facts.l2_bytes = prop.l2CacheSize;
     facts.memory_bus_bits = prop.memoryBusWidth;

@@ -108,6 +108,8 @@ GpuKernelFigures figures_of(const GpuProfile& profile, const std::string& suite,
     m.shared_store_conflicts_per_request = f.shared_store_conflicts_per_request;
     m.local_bytes = std::size_t(std::lround(f.local_bytes_per_thread));
     m.achieved_occupancy = std::isnan(f.achieved_occupancy) ? -1 : f.achieved_occupancy;
+    if (const double blocks = k.metric(kGridSize); !std::isnan(blocks) && blocks > 0) m.grid_blocks = (unsigned long long)blocks;
+    m.sm_count = device_facts().answered_sm_count;
     f.diagnoses = diagnose(m);
     return f;
 }

@@ -482,12 +482,21 @@ struct Picture {
 };
 
 // Copies a lab's pictures next to the feedback.
-std::vector<Picture> copy_pictures(const fs::path& dir, const GradedLab& lab, FeedbackFiles& files) {
-    std::vector<Picture> copied;
+// A lab's pictures among its artifacts, each (as summary.json lists it, where it is: relative to artifacts_dir).
+std::vector<std::pair<std::string, fs::path>> picture_artifacts(const GradedLab& lab) {
+    std::vector<std::pair<std::string, fs::path>> found;
     for (const std::string& artifact : strings_of(lab.result, "artifacts")) {
         fs::path source = artifact;
         if (!is_picture(source)) continue;
         if (source.is_relative() && !lab.artifacts_dir.empty()) source = fs::path(lab.artifacts_dir) / source;
+        found.emplace_back(artifact, source);
+    }
+    return found;
+}
+
+std::vector<Picture> copy_pictures(const fs::path& dir, const GradedLab& lab, FeedbackFiles& files) {
+    std::vector<Picture> copied;
+    for (const auto& [artifact, source] : picture_artifacts(lab)) {
         const std::string relative = "pictures/" + safe_name(lab.lab) + "/" + safe_name(source.filename().string());
         std::error_code error;
         fs::create_directories((dir / relative).parent_path(), error);
@@ -915,13 +924,10 @@ fs::path write_report_page(const fs::path& out, const json& summary, const std::
     for (GradedLab& lab : labs) {
         // The pictures stay where the grader wrote them; the page holds copies of their bytes.
         std::vector<Picture> shown;
-        for (const std::string& artifact : strings_of(lab.result, "artifacts")) {
-            fs::path source = artifact;
-            if (!is_picture(source)) continue;
-            if (source.is_relative()) source = out / source;
+        for (const auto& [artifact, source] : picture_artifacts(lab)) {  // artifacts_dir: out
             std::error_code error;
             const fs::path relative = fs::relative(source, out, error);
-            shown.push_back({artifact, error || relative.empty() ? source.string() : relative.string()});
+            shown.push_back({source.string(), error || relative.empty() ? source.string() : relative.string()});
         }
         pictures.push_back(std::move(shown));
         for (const char* log : {"tests.log", "cpu/tests.log", "build.log"})

@@ -85,26 +85,6 @@ void merge_part(SessionResult part, SessionResult& into) {
     into.tests.insert(into.tests.end(), part.tests.begin(), part.tests.end());
 }
 
-// Runs one wave's parts and merges them in the order given: side by side in an untimed wave, one after the other in
-// a timed one, so that nothing shares the GPU with a clock. (CPU execution mode's part of a GPU grading is not among
-// them: it runs beside, start_beside.)
-void run_parts(const std::vector<SessionSpec>& parts, bool side_by_side, SessionResult& into) {
-    if (!side_by_side || parts.size() < 2) {
-        for (const SessionSpec& spec : parts) {
-            merge_part(run_session(spec), into);
-            if (!into.tampering.empty()) return;
-        }
-        return;
-    }
-    std::vector<std::future<SessionResult>> running;
-    for (std::size_t i = 1; i < parts.size(); ++i)
-        running.push_back(std::async(std::launch::async, [&parts, i] { return run_session(parts[i]); }));
-    std::vector<SessionResult> done;
-    done.push_back(run_session(parts.front()));
-    for (auto& part : running) done.push_back(part.get());
-    for (SessionResult& part : done) merge_part(std::move(part), into);
-}
-
 // A picture the plot worker could not draw is named here: its test said only where it would be.
 void report_pictures_not_drawn(const std::string& lab, const std::vector<QueuedPicture>& pictures) {
     std::map<std::string, std::vector<std::string>> not_drawn;  // by reason
@@ -153,15 +133,13 @@ public:
                 join_beside();
                 continue;
             }
-            std::vector<SessionSpec> parts;
-            std::optional<SessionSpec> beside;
+            // The grading's own mode runs the wave here; the CPU part of a GPU grading (plan_.modes' second) runs
+            // beside it and the waves after (start_beside), so nothing in this process shares the GPU with a clock.
             for (const std::string& mode : plan_.modes)
-                if (std::optional<SessionSpec> part = part_of_wave(mode, next, wave)) {
-                    if (mode != plan_.request.mode) beside = std::move(part);  // the CPU part of a GPU grading
-                    else parts.push_back(std::move(*part));
-                }
-            if (beside) start_beside(std::move(*beside));
-            run_parts(parts, !next.timed, session_);
+                if (mode != plan_.request.mode)
+                    if (std::optional<SessionSpec> part = part_of_wave(mode, next, wave)) start_beside(std::move(*part));
+            if (std::optional<SessionSpec> part = part_of_wave(plan_.request.mode, next, wave))
+                merge_part(run_session(*part), session_);
             // Placeholders of tests another wave runs are dropped; each test keeps its one real outcome.
             drop_placeholders(session_);
             for (const std::string& id : next.ready) decided_.insert(id), waiting_.erase(id);
@@ -182,7 +160,8 @@ private:
     void start_beside(SessionSpec spec) {
         join_beside();
         // Two cores stay with the GPU's part, whose timed launches are issued by one host thread.
-        const std::string threads = std::to_string(std::max<std::size_t>(1, allowed_cpus().size() > 2 ? allowed_cpus().size() - 2 : 1));
+        const std::size_t cores = allowed_cpus().size();
+        const std::string threads = std::to_string(cores > 2 ? cores - 2 : 1);
         spec.env = {{"GPULAB_CPU_THREADS", threads}, {"GPULAB_HOST_THREADS", threads}};
         // No later wave runs them (they are among decided_ once their wave is planned); none waits on them before
         // their session ends.

@@ -47,10 +47,12 @@ int check_expectations(const LabScore& lab, const std::string& expect_file) {
     int verdict = kGraded;
     for (const IdScore& s : lab.ids) {
         const bool must = std::find(must_fail.begin(), must_fail.end(), s.id) != must_fail.end();
-        // Not counted: a test it requires failed first, so it lost its points without running. That catches the
-        // bug too (a cheat whose kernel is already wrong never reaches its speed test).
+        // Not counted: a test it requires failed first (so it lost its points without running), or the test that
+        // confirms it failed afterwards (lab.json "confirmed_by"). That catches the bug too (a cheat whose kernel is
+        // already wrong never reaches its speed test; one whose timed samples did other work loses it afterwards).
         if (must && s.verdict == "not counted") {
-            std::cout << "  " << s.id << " not counted (what it requires failed first): its points are lost\n";
+            std::cout << "  " << s.id << " not counted (a test it requires, or the test that confirms it, failed): its "
+                      << "points are lost\n";
         } else if (must && s.total == s.skipped) {
             // The test's own words say why it did not run: CPU execution mode ("needs a real GPU: ..."), or a GPU run
             // that left it out (--no-timing).

@@ -40,9 +40,12 @@ def tests_of(lab):
 
 
 # One launch of Technique.SameWorkOnGpu's measured text: "TiledStep 8192x8192: 6 drawn samples, GPU 1.31 / CPU 1.31
-# input reads per cell, shared GPU 5.00 / CPU 5.00" (launches separated by "; ").
-LAUNCH = re.compile(r"(?P<launch>[A-Za-z]+ [0-9A-Za-z_]+): (?P<drawn>\d+) drawn samples?, GPU (?P<g>[0-9.]+) / CPU "
-                    r"(?P<c>[0-9.]+) (?P<what>[^,]+?)(?:, shared GPU (?P<gs>[0-9.]+) / CPU (?P<cs>[0-9.]+))?$")
+# input reads per cell, shared GPU 5.00 / CPU 5.00 reads per cell" (launches separated by "; "; a figure may be a range,
+# "1.20-1.23"; labs 05 and 06 compare shared reads "per value staged").
+FIGURE = r"[0-9.]+(?:-[0-9.]+)?"
+LAUNCH = re.compile(rf"(?P<launch>[A-Za-z]+ [0-9A-Za-z_]+): (?P<drawn>\d+) drawn samples?, GPU (?P<g>{FIGURE}) / CPU "
+                    rf"(?P<c>{FIGURE}) (?P<what>[^,]+?)(?:, shared GPU (?P<gs>{FIGURE}) / CPU (?P<cs>{FIGURE})"
+                    r"(?: reads per (?P<sper>.+))?)?$")
 
 
 def counters(paths):
@@ -58,7 +61,7 @@ def counters(paths):
                 continue
             found = [m for m in (LAUNCH.match(part.strip()) for part in t["measured"].split("; ")) if m]
             for m in found:
-                shared = f"{m['gs']} / {m['cs']}" if m["gs"] else "-"
+                shared = f"{m['gs']} / {m['cs']}" + (f" per {m['sper']}" if m["sper"] else "") if m["gs"] else "-"
                 print(f"| {lab['lab']} | {solution} | {m['launch']} | {m['drawn']} | {m['g']} / {m['c']} {m['what']} "
                       f"| {shared} | {t['verdict']} |")
             if not found:

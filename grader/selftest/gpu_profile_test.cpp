@@ -92,7 +92,7 @@ TEST(DrawnSamples, ASampleThatReadsAroundTheTileFailsNamingItsSampleAndBothFigur
                              "execution mode (at most 1.89 allowed)"),
               std::string::npos)
         << v.message;
-    EXPECT_NE(v.message.find("reads 1.00 values per cell from shared memory on the GPU and 5.00"), std::string::npos)
+    EXPECT_NE(v.message.find("reads 1.00 values from shared memory per cell on the GPU and 5.00"), std::string::npos)
         << v.message;
 }
 
@@ -101,10 +101,52 @@ TEST(DrawnSamples, ASampleThatReadsAroundTheTileFailsNamingItsSampleAndBothFigur
 TEST(DrawnSamples, ATileSkippedOnTheGpuFailsBySharedMemory) {
     const DrawnSampleVerdict v = check_drawn_sample(drawn_tiled(1.3, 0.5), lab02_count());
     EXPECT_FALSE(v.agree);
-    EXPECT_NE(v.message.find("from shared memory on the GPU"), std::string::npos) << v.message;
+    EXPECT_NE(v.message.find("from shared memory per cell on the GPU"), std::string::npos) << v.message;
     CountedWork without_shared = lab02_count();
     without_shared.shared_per_output = std::numeric_limits<double>::quiet_NaN();  // a lab that counted none
     EXPECT_TRUE(check_drawn_sample(drawn_tiled(1.3, 0.5), without_shared).agree);
+}
+
+// Labs 05 and 06 count each block's shared memory up to a budget, so CPU execution mode has no per-cell figure: the
+// shared reads are compared per value staged (2.26 for lab 05's reference in its counted blocks' first planes; its whole
+// launch reads each staged value about six times on the GPU).
+CountedWork coarsened_count() {
+    CountedWork c = lab02_count();
+    c.suite = "CoarsenedStencil", c.instance = "512x512x512_float";
+    c.global_per_output = 1.21;
+    c.shared_per_output = std::numeric_limits<double>::quiet_NaN();
+    c.shared_per_staged = 2.26;
+    return c;
+}
+
+ProfiledLaunch drawn_coarsened(double global, double shared_read, double shared_staged) {
+    ProfiledLaunch l = drawn_tiled(global, shared_read);
+    l.suite = "CoarsenedStencil", l.instance = "512x512x512_float";
+    l.kernels[0].metrics[ncu_metric::kSharedStoreBytes] = shared_staged * 4 * kCells;
+    return l;
+}
+
+TEST(DrawnSamples, WhereBlocksWereCountedUpToABudgetSharedReadsAreComparedPerValueStaged) {
+    DrawnSampleVerdict v = check_drawn_sample(drawn_coarsened(1.21, 6.0, 1.05), coarsened_count());
+    EXPECT_TRUE(v.agree) << v.message;
+    EXPECT_TRUE(v.shared_per_staged);
+    EXPECT_NEAR(v.gpu_shared, 6.0 / 1.05, 1e-9);
+    EXPECT_NEAR(v.cpu_shared, 2.26, 1e-9);
+    // Fills its planes on the GPU but takes the neighbours from elsewhere: one read per value staged.
+    v = check_drawn_sample(drawn_coarsened(1.21, 1.05, 1.05), coarsened_count());
+    EXPECT_FALSE(v.agree);
+    EXPECT_NE(v.message.find("reads 1.00 values from shared memory per value it stages there on the GPU and 2.26 in CPU "
+                             "execution mode (at least 1.56 required)"),
+              std::string::npos)
+        << v.message;
+    // Stages nothing on the GPU: nothing read back from it, 0 per value staged.
+    v = check_drawn_sample(drawn_coarsened(1.21, 0.0, 0.0), coarsened_count());
+    EXPECT_FALSE(v.agree);
+    EXPECT_NE(v.message.find("reads 0.00 values from shared memory per value it stages"), std::string::npos) << v.message;
+    // Where the GPU's shared bytes are not counted (the metric absent from the read), nothing passes by default.
+    ProfiledLaunch unread = drawn_coarsened(1.21, 6.0, 1.05);
+    unread.kernels[0].metrics.erase(ncu_metric::kSharedStoreBytes);
+    EXPECT_FALSE(check_drawn_sample(unread, coarsened_count()).agree);
 }
 
 // A sample the launch kept from being profiled does not pass; one the machine kept from it is not compared.

@@ -206,6 +206,8 @@ public:
 //    1.31; lab 07's product without its tile: 16x);
 //  - shared (where both sides counted it): the GPU's must be at least CPU mode's / 1.25 - 0.25: a kernel that
 //    computes from its tile where it is counted and from global memory on the GPU reads far less shared memory there.
+//    Per output where CPU execution mode counted its blocks whole; per value staged in shared memory where it counted
+//    each block up to a budget of accesses (labs 05 and 06: CountedWork::shared_per_staged).
 // On lab 02 at 8192^2 (H200, ncu 2025.3.1): the reference's tiled kernel 1.313 floats per cell on the GPU, 1.312 in
 // CPU execution mode; the naive kernel 5.002.
 struct DrawnSampleVerdict {
@@ -213,6 +215,7 @@ struct DrawnSampleVerdict {
     bool agree = true;
     double gpu = 0, cpu = 0;  // global elements read per output
     double gpu_shared = std::numeric_limits<double>::quiet_NaN(), cpu_shared = std::numeric_limits<double>::quiet_NaN();
+    bool shared_per_staged = false;  // the shared figures are per value staged, not per output (labs 05, 06)
     std::string message;  // a disagreement, or why nothing was compared
 };
 inline constexpr double kAgreementRelative = 0.25, kAgreementAbsolute = 0.25;

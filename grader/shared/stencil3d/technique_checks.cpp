@@ -15,6 +15,7 @@
 #include "gpulab/shared_reads.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -263,6 +264,9 @@ void record_timed_count(Technique t, const gpulab::GeometryCheck& check, const T
     w.element_bytes = r.element_bytes;
     w.global_per_output = r.all_per_cell;
     w.shared_per_output = r.shared_per_cell;
+    // Only where the per-cell figure is not there (its blocks counted up to a budget) and the kernel staged something.
+    if (std::isnan(w.shared_per_output) && r.shared.counted && r.shared.bytes_written > 0)
+        w.shared_per_staged = r.shared.reads_per_write();
     gpulab::record_counted_work({w});
 }
 

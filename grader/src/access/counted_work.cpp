@@ -30,7 +30,8 @@ nlohmann::json to_json(const CountedWork& w) {
             {"outputs", figure(w.outputs)},
             {"element_bytes", figure(w.element_bytes)},
             {"global_per_output", figure(w.global_per_output)},
-            {"shared_per_output", figure(w.shared_per_output)}};
+            {"shared_per_output", figure(w.shared_per_output)},
+            {"shared_per_staged", figure(w.shared_per_staged)}};
 }
 
 CountedWork counted_work_of(const nlohmann::json& j) {
@@ -45,6 +46,7 @@ CountedWork counted_work_of(const nlohmann::json& j) {
     w.element_bytes = figure_of(j, "element_bytes");
     w.global_per_output = figure_of(j, "global_per_output");
     w.shared_per_output = figure_of(j, "shared_per_output");
+    w.shared_per_staged = figure_of(j, "shared_per_staged");
     return w;
 }
 

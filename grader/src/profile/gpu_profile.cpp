@@ -380,13 +380,24 @@ DrawnSampleVerdict check_drawn_sample(const ProfiledLaunch& drawn, const Counted
         wrong = counted.kernel + " reads its " + counted.element + " " + fixed(v.gpu, 2) + " times per " + counted.per +
                 " from global memory on the GPU and " + fixed(v.cpu, 2) + " times in CPU execution mode (at most " +
                 fixed(allowed, 2) + " allowed)";
-    // Shared memory, where both sides counted it: the tile's reads must be there on the GPU too.
-    if (!std::isnan(v.cpu_shared) && shared_bytes_counted()) {
-        v.gpu_shared = drawn.total(ncu_metric::kSharedLoadBytes) / per_output;
+    // Shared memory, where both sides counted it: the tile's reads must be there on the GPU too. Per output where CPU
+    // execution mode counted its blocks whole; else per value staged (counted_work.h, shared_per_staged), which a
+    // kernel that fills its tile and reads around it on the GPU brings down just as far.
+    if (shared_bytes_counted() && (!std::isnan(v.cpu_shared) || !std::isnan(counted.shared_per_staged))) {
+        v.shared_per_staged = std::isnan(v.cpu_shared);
+        const std::string per = v.shared_per_staged ? "value it stages there" : counted.per;
+        if (v.shared_per_staged) {
+            v.cpu_shared = counted.shared_per_staged;
+            const double staged = drawn.total(ncu_metric::kSharedStoreBytes);
+            // Nothing staged on the GPU reads nothing back from the tile either: 0, not NaN.
+            v.gpu_shared = staged > 0 ? drawn.total(ncu_metric::kSharedLoadBytes) / staged : staged == 0 ? 0.0 : staged;
+        } else {
+            v.gpu_shared = drawn.total(ncu_metric::kSharedLoadBytes) / per_output;
+        }
         const double least = v.cpu_shared / (1 + kAgreementRelative) - kAgreementAbsolute;
         if (std::isnan(v.gpu_shared) || v.gpu_shared < least)
             wrong += std::string(wrong.empty() ? counted.kernel : "; it") + " reads " + fixed(v.gpu_shared, 2) +
-                     " values per " + counted.per + " from shared memory on the GPU and " + fixed(v.cpu_shared, 2) +
+                     " values from shared memory per " + per + " on the GPU and " + fixed(v.cpu_shared, 2) +
                      " in CPU execution mode (at least " + fixed(std::max(0.0, least), 2) + " required)";
     }
     if (wrong.empty()) return v;

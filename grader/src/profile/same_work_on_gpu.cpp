@@ -89,6 +89,8 @@ void check_same_work_on_gpu() {
             continue;
         }
         std::vector<double> gpu, gpu_shared;
+        double cpu_shared = c.shared_per_output;
+        std::string shared_per = c.per;
         for (const ProfiledLaunch* l : drawn) {
             const DrawnSampleVerdict v = check_drawn_sample(*l, c);
             if (!v.agree) wrong.push_back(v.message);
@@ -98,18 +100,19 @@ void check_same_work_on_gpu() {
             }
             if (v.compared) gpu.push_back(v.gpu);
             if (v.compared && !std::isnan(v.gpu_shared)) gpu_shared.push_back(v.gpu_shared);
+            if (v.compared && v.shared_per_staged) cpu_shared = v.cpu_shared, shared_per = "value staged";
             std::printf("[same work] %s, %s: global %s per %s: GPU %.3f, CPU execution mode %.3f%s\n", c.call.c_str(),
                         l->which().c_str(), c.element.c_str(), c.per.c_str(), v.gpu, v.cpu,
                         std::isnan(v.gpu_shared) ? ""
-                                                 : (", shared: GPU " + fixed(v.gpu_shared, 3) + ", CPU " +
-                                                    fixed(v.cpu_shared, 3)).c_str());
+                                                 : (", shared per " + std::string(v.shared_per_staged ? "value staged" : c.per) +
+                                                    ": GPU " + fixed(v.gpu_shared, 3) + ", CPU " + fixed(v.cpu_shared, 3)).c_str());
         }
         if (!gpu.empty())
             measured.push_back(c.suite + " " + c.instance + ": " + std::to_string(gpu.size()) + " drawn samples, GPU " +
                                range_of(gpu) + " / CPU " + fixed(c.global_per_output, 2) + " " + c.element +
                                " reads per " + c.per +
                                (gpu_shared.empty() ? "" : ", shared GPU " + range_of(gpu_shared) + " / CPU " +
-                                                              fixed(c.shared_per_output, 2)));
+                                                              fixed(cpu_shared, 2) + " reads per " + shared_per));
     }
     if (measured.empty() && wrong.empty() && !not_drawn.empty()) {
         testing::Test::RecordProperty("skip_holds_back", "no");

@@ -19,8 +19,10 @@
 #include <unistd.h>
 #include <algorithm>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <ucontext.h>
 #include <unordered_map>
 #include "access_decode.h"
@@ -62,6 +64,9 @@ struct CountState {
   int nstep = 0;
   uintptr_t step_ip = 0;
   bool freed = false;  // a buffer was freed during the count
+  unsigned long long faults = 0;  // counted accesses (global and shared), each one a fault and a single step
+  unsigned long long max_faults = kMaxCountedAccesses;
+  const char* stopped = nullptr;  // why the count stopped early (kMaxCountedAccesses, memory), or null
   bool sampling = false;
   BlockSample sample;
   std::vector<LaunchBlocks> launches;
@@ -532,7 +537,24 @@ bool count_fault(siginfo_t* info, void* uctx) {
   } else {
     reprotect_step_pages();  // a step that never trapped (its kernel faulted elsewhere and was abandoned)
     Worker* w = this_worker_if_any();
-    if (w && w->in_block) account(uctx, a, uc->uc_mcontext.gregs[REG_ERR] & 2, ip);
+    if (w && w->in_block) {
+      // The records grow inside this handler: a launch past the ceiling, or out of memory, stops the count here.
+      bool stop = ++g.faults > g.max_faults;
+      if (!stop) {
+        try {
+          account(uctx, a, uc->uc_mcontext.gregs[REG_ERR] & 2, ip);
+        } catch (const std::bad_alloc&) {
+          stop = true, g.stopped = "ran out of memory";
+        }
+      }
+      if (stop) {
+        if (!g.stopped) g.stopped = "reached its ceiling";
+        g.active = 0;
+        g.nstep = 0;
+        if (!g.paused) open_all();
+        return true;  // the instruction runs again on the opened page, uncounted
+      }
+    }
     g.step_pages[0] = page;
     g.nstep = 1;
     g.step_ip = ip;
@@ -803,6 +825,10 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
   g.undecoded = 0;
   g.nstep = 0;
   g.freed = false;
+  g.faults = 0;
+  g.stopped = nullptr;
+  if (const char* env = std::getenv("GPULAB_MAX_COUNTED_ACCESSES"); env && *env) g.max_faults = std::strtoull(env, nullptr, 10);
+  else g.max_faults = kMaxCountedAccesses;
   g.sampling = sample != nullptr;
   if (sample) g.sample = *sample;
   g.launches.clear();
@@ -864,6 +890,13 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
   result.undecoded = g.undecoded;
   result.shared = g.shared_totals;
   if (g.freed) result.why = "a counted buffer was freed while its accesses were being counted; the count stops there";
+  if (g.stopped) {
+    result.stopped_at_ceiling = true;
+    result.why += format("%sthe count %s after %llu accesses, in block %llu of those it runs, and stopped there (the "
+                         "figures are of what it counted so far): a launch whose threads each loop over many outputs, "
+                         "such as a grid-stride loop over a small grid, is counted only that far",
+                         result.why.empty() ? "" : "; ", g.stopped, g.faults - 1, g.blocks_run);
+  }
   if (g.undecoded)
     result.why += format("%s%llu accesses could not be decoded and were counted as one byte each",
                          result.why.empty() ? "" : "; ", g.undecoded);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -541,6 +542,33 @@ TEST_F(AccessCounter, StoresCapstoneCallsReadsAreCountedAsWrites) {
   EXPECT_EQ(atomics.ranges[0].stores, 1ull * n);
   const std::vector<float> sums = p.download();
   for (int j = 0; j < m; ++j) EXPECT_EQ(sums[j], float(n / m + (j < n % m))) << j;
+}
+
+// A launch past the ceiling of counted accesses (a grid-stride loop over a small grid): the count stops there with
+// every page opened, says why, keeps what it counted so far, and the kernel still computes its whole output; the
+// next count in the same process counts as before.
+TEST_F(AccessCounter, ACountPastItsCeilingStopsOpensItsPagesAndSaysWhy) {
+  const int n = 1 << 14;
+  DeviceBuffer<float> in(n), out(n);
+  CUDA_OK(in.upload(std::vector<float>(n, 2.0f)));
+  ::setenv("GPULAB_MAX_COUNTED_ACCESSES", "1000", 1);
+  AccessCount c = count_device_accesses({{in.get(), 0}, {out.get(), 0}}, [&] {
+    ASSERT_EQ(ac_gather_strided(in.get(), out.get(), n, 1), cudaSuccess);
+  });
+  ::unsetenv("GPULAB_MAX_COUNTED_ACCESSES");
+  ASSERT_TRUE(c.supported) << c.why;
+  EXPECT_TRUE(c.stopped_at_ceiling);
+  EXPECT_THAT(c.why, HasSubstr("reached its ceiling after 1000 accesses"));
+  EXPECT_LE(c.ranges[0].loads + c.ranges[1].stores, 1000ull);
+  EXPECT_GT(c.ranges[0].loads, 0ull);
+  EXPECT_EQ(out.download(), std::vector<float>(n, 2.0f));  // every thread ran, counted or not
+  AccessCount again = count_device_accesses({{in.get(), 0}, {out.get(), 0}}, [&] {
+    ASSERT_EQ(ac_gather_strided(in.get(), out.get(), n, 1), cudaSuccess);
+  });
+  ASSERT_TRUE(again.supported) << again.why;
+  EXPECT_FALSE(again.stopped_at_ceiling);
+  EXPECT_EQ(again.ranges[0].bytes_read, 4ull * n);
+  EXPECT_EQ(again.ranges[1].bytes_written, 4ull * n);
 }
 
 TEST_F(AccessCounter, NotADeviceBuffer) {

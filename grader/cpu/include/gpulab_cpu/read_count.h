@@ -94,6 +94,13 @@ struct CountOptions {
   double shared_least_class_share = 0;
 };
 
+// The most accesses one count records (global and shared, each a fault and a single step, about 10 us on a 2-core
+// machine): the course's references and variants take at most 119,474 (lab 05's timed launch, 32 blocks). A launch
+// whose blocks each loop over many outputs (a grid-stride loop over a small grid) would otherwise take minutes and
+// gigabytes; its count stops there, every page opened, and AccessCount::why says so (the figures so far stand, as
+// after a freed buffer). $GPULAB_MAX_COUNTED_ACCESSES sets another ceiling (tests).
+inline constexpr unsigned long long kMaxCountedAccesses = 750000;
+
 // Shared memory as a GPU's shared-memory unit sees it: each warp request (one instruction, one warp, the n-th
 // time each lane runs it) is served in as many wavefronts as the most distinct 4-byte words any one of the 32
 // banks (word % 32) must deliver; lanes reading the same word share it. A request needs at least one wavefront
@@ -147,6 +154,7 @@ struct AccessCount {
   // how many). 0 on every kernel the course's compilers produce so far.
   unsigned long long undecoded = 0;
   SharedCount shared;  // with CountOptions::shared
+  bool stopped_at_ceiling = false;  // the count reached kMaxCountedAccesses (or ran out of memory) and stopped
 };
 
 // Whether this build and machine can count; fills *why when not.

@@ -71,6 +71,9 @@ void count_host_copy(const void* src, size_t n);
 void count_buffer_released(const void* map_base, size_t map_len);
 // Whether a count is running (not paused) and keeps the page at `page` PROT_NONE. Async-signal-safe.
 bool count_protects(uintptr_t page);
+// memory.cpp, where mprotect cannot open a page (vm.max_map_count reached): a count running stops, its pages
+// opened, and says why (AccessCount::why). From the SIGSEGV handler.
+void stop_count_at_mapping_limit();
 // executor.cpp, as a launch starts (on the launching thread): while a count runs, records the launch and, when
 // the count samples blocks and the grid has more blocks than the sample, fills `sample` with the blocks to run
 // (ascending linear indices; left empty: all of them).

@@ -515,6 +515,15 @@ void install_trap_handler() {
 }
 #endif
 
+// Ends the count where it is (the figures so far stand; AccessCount::why gives `why`): every page it kept closed is
+// opened, and the instruction that faulted runs again uncounted.
+void stop_count(const char* why) {
+  if (!g.stopped) g.stopped = why;
+  g.active = 0;
+  g.nstep = 0;
+  if (!g.paused) open_all();
+}
+
 uint64_t splitmix64(uint64_t& x) {
   uint64_t z = (x += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -548,10 +557,7 @@ bool count_fault(siginfo_t* info, void* uctx) {
         }
       }
       if (stop) {
-        if (!g.stopped) g.stopped = "reached its ceiling";
-        g.active = 0;
-        g.nstep = 0;
-        if (!g.paused) open_all();
+        stop_count(g.stopped ? g.stopped : "reached its ceiling");
         return true;  // the instruction runs again on the opened page, uncounted
       }
     }
@@ -567,6 +573,10 @@ bool count_fault(siginfo_t* info, void* uctx) {
   (void)uctx;
   return false;
 #endif
+}
+
+void stop_count_at_mapping_limit() {
+  if (g.active) stop_count("ran into the kernel's limit of memory mappings (vm.max_map_count)");
 }
 
 bool counting_reads() { return g.active; }

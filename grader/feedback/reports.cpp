@@ -481,7 +481,6 @@ struct Picture {
     std::string shown;
 };
 
-// Copies a lab's pictures next to the feedback.
 // A lab's pictures among its artifacts, each (as summary.json lists it, where it is: relative to artifacts_dir).
 std::vector<std::pair<std::string, fs::path>> picture_artifacts(const GradedLab& lab) {
     std::vector<std::pair<std::string, fs::path>> found;
@@ -494,6 +493,7 @@ std::vector<std::pair<std::string, fs::path>> picture_artifacts(const GradedLab&
     return found;
 }
 
+// Copies a lab's pictures next to the feedback.
 std::vector<Picture> copy_pictures(const fs::path& dir, const GradedLab& lab, FeedbackFiles& files) {
     std::vector<Picture> copied;
     for (const auto& [artifact, source] : picture_artifacts(lab)) {

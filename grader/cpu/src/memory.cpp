@@ -258,6 +258,20 @@ cudaError_t memcpy_symbol(void* symbol, size_t symbol_size, void* other, size_t 
   return cudaSuccess;
 }
 
+// Fills page i of r unless another worker claimed it first (then waits until that one has filled it); true where
+// this call filled it.
+bool fill_page_once(LazyRegion& r, size_t i) {
+  const uint64_t bit = uint64_t(1) << (i % 64);
+  if (r.claimed[i / 64].fetch_or(bit, std::memory_order_acq_rel) & bit) {
+    while (!page_touched(r, i)) sched_yield();  // another worker is filling it
+    return false;
+  }
+  fill_lazy_page(r, i);
+  r.touched_pages.fetch_add(1, std::memory_order_relaxed);
+  r.touched[i / 64].fetch_or(bit, std::memory_order_release);
+  return true;
+}
+
 // A page opened alone splits its region's mapping in three. A launch that fills a large buffer's pages in a scattered
 // order (a grid-stride loop over a small grid walks every row of a 256 MiB buffer at once) reaches the kernel's limit
 // of mappings (vm.max_map_count, 65530 by default), and mprotect then fails: the access would fault again, forever.
@@ -266,17 +280,8 @@ void open_lazy_page(LazyRegion& r, uintptr_t page, uintptr_t page_size) {
   if (mprotect(reinterpret_cast<void*>(page), page_size, PROT_READ | PROT_WRITE) == 0) return;
   stop_count_at_mapping_limit();
   const size_t pages = (r.hi - r.lo) / page_size;
-  for (size_t i = 0; i < pages; ++i) {
-    if (page_touched(r, i)) continue;
-    const uint64_t bit = uint64_t(1) << (i % 64);
-    if (!(r.claimed[i / 64].fetch_or(bit, std::memory_order_acq_rel) & bit)) {
-      fill_lazy_page(r, i);
-      r.touched_pages.fetch_add(1, std::memory_order_relaxed);
-      r.touched[i / 64].fetch_or(bit, std::memory_order_release);
-    } else {
-      while (!page_touched(r, i)) sched_yield();
-    }
-  }
+  for (size_t i = 0; i < pages; ++i)
+    if (!page_touched(r, i)) fill_page_once(r, i);
   mprotect(reinterpret_cast<void*>(r.lo), r.hi - r.lo, PROT_READ | PROT_WRITE);
 }
 
@@ -287,17 +292,9 @@ bool lazy_fault(const void* addr) {
   const uintptr_t page_size = Allocation::page();
   const size_t i = (a - r->lo) / page_size;
   const uintptr_t page = r->lo + i * page_size;
-  const uint64_t bit = uint64_t(1) << (i % 64);
   if (!page_touched(*r, i)) {
-    if (!(r->claimed[i / 64].fetch_or(bit, std::memory_order_acq_rel) & bit)) {
-      fill_lazy_page(*r, i);
-      r->touched_pages.fetch_add(1, std::memory_order_relaxed);
-      r->touched[i / 64].fetch_or(bit, std::memory_order_release);
-      // Filled before it is opened: a worker waiting on it then faults once more, and opens it (below).
-      if (!count_protects(page)) open_lazy_page(*r, page, page_size);
-    } else {
-      while (!page_touched(*r, i)) sched_yield();  // another worker is filling it
-    }
+    // Filled before it is opened: a worker waiting on it then faults once more, and opens it (below).
+    if (fill_page_once(*r, i) && !count_protects(page)) open_lazy_page(*r, page, page_size);
     return true;
   }
   // Filled already. A count keeps it closed: an access to count. Otherwise it was opened while this access

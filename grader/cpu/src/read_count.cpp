@@ -19,7 +19,6 @@
 #include <unistd.h>
 #include <algorithm>
 #include <csignal>
-#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -66,7 +65,7 @@ struct CountState {
   bool freed = false;  // a buffer was freed during the count
   unsigned long long faults = 0;  // counted accesses (global and shared), each one a fault and a single step
   unsigned long long max_faults = kMaxCountedAccesses;
-  const char* stopped = nullptr;  // why the count stopped early (kMaxCountedAccesses, memory), or null
+  const char* stopped = nullptr;  // why the count stopped early (ceiling, memory, mappings), or null
   bool sampling = false;
   BlockSample sample;
   std::vector<LaunchBlocks> launches;
@@ -548,16 +547,19 @@ bool count_fault(siginfo_t* info, void* uctx) {
     Worker* w = this_worker_if_any();
     if (w && w->in_block) {
       // The records grow inside this handler: a launch past the ceiling, or out of memory, stops the count here.
-      bool stop = ++g.faults > g.max_faults;
-      if (!stop) {
+      const char* stop = nullptr;
+      if (g.faults >= g.max_faults) {
+        stop = "reached its ceiling";
+      } else {
         try {
           account(uctx, a, uc->uc_mcontext.gregs[REG_ERR] & 2, ip);
+          ++g.faults;
         } catch (const std::bad_alloc&) {
-          stop = true, g.stopped = "ran out of memory";
+          stop = "ran out of memory";
         }
       }
       if (stop) {
-        stop_count(g.stopped ? g.stopped : "reached its ceiling");
+        stop_count(stop);
         return true;  // the instruction runs again on the opened page, uncounted
       }
     }
@@ -576,7 +578,7 @@ bool count_fault(siginfo_t* info, void* uctx) {
 }
 
 void stop_count_at_mapping_limit() {
-  if (g.active) stop_count("ran into the kernel's limit of memory mappings (vm.max_map_count)");
+  if (g.active) stop_count("ran into the operating system's limit of memory mappings (vm.max_map_count)");
 }
 
 bool counting_reads() { return g.active; }
@@ -837,8 +839,7 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
   g.freed = false;
   g.faults = 0;
   g.stopped = nullptr;
-  if (const char* env = std::getenv("GPULAB_MAX_COUNTED_ACCESSES"); env && *env) g.max_faults = std::strtoull(env, nullptr, 10);
-  else g.max_faults = kMaxCountedAccesses;
+  g.max_faults = options && options->max_accesses ? options->max_accesses : kMaxCountedAccesses;
   g.sampling = sample != nullptr;
   if (sample) g.sample = *sample;
   g.launches.clear();
@@ -901,11 +902,11 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
   result.shared = g.shared_totals;
   if (g.freed) result.why = "a counted buffer was freed while its accesses were being counted; the count stops there";
   if (g.stopped) {
-    result.stopped_at_ceiling = true;
+    result.stopped_early = true;
     result.why += format("%sthe count %s after %llu accesses, in block %llu of those it runs, and stopped there (the "
                          "figures are of what it counted so far): a launch whose threads each loop over many outputs, "
                          "such as a grid-stride loop over a small grid, is counted only that far",
-                         result.why.empty() ? "" : "; ", g.stopped, g.faults - 1, g.blocks_run);
+                         result.why.empty() ? "" : "; ", g.stopped, g.faults, g.blocks_run);
   }
   if (g.undecoded)
     result.why += format("%s%llu accesses could not be decoded and were counted as one byte each",

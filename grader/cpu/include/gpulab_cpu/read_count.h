@@ -92,13 +92,16 @@ struct CountOptions {
   // With shared_blocks_per_class: leave out the classes that hold less than this share of the grid's blocks (a
   // 64^3 grid's 8 corners and 12 edges hold 0.3% of it; its interior 91%, its 6 faces 9%).
   double shared_least_class_share = 0;
+  // The most accesses this count records before it stops (0: kMaxCountedAccesses, below). Not an environment
+  // variable: the student's code runs in this process and could set one.
+  unsigned long long max_accesses = 0;
 };
 
 // The most accesses one count records (global and shared, each a fault and a single step, about 10 us on a 2-core
 // machine): the course's references and variants take at most 119,474 (lab 05's timed launch, 32 blocks). A launch
 // whose blocks each loop over many outputs (a grid-stride loop over a small grid) would otherwise take minutes and
 // gigabytes; its count stops there, every page opened, and AccessCount::why says so (the figures so far stand, as
-// after a freed buffer). $GPULAB_MAX_COUNTED_ACCESSES sets another ceiling (tests).
+// after a freed buffer). CountOptions::max_accesses sets another ceiling (tests).
 inline constexpr unsigned long long kMaxCountedAccesses = 750000;
 
 // Shared memory as a GPU's shared-memory unit sees it: each warp request (one instruction, one warp, the n-th
@@ -154,7 +157,9 @@ struct AccessCount {
   // how many). 0 on every kernel the course's compilers produce so far.
   unsigned long long undecoded = 0;
   SharedCount shared;  // with CountOptions::shared
-  bool stopped_at_ceiling = false;  // the count reached kMaxCountedAccesses (or ran out of memory) and stopped
+  // The count stopped before the work ended: at its ceiling of accesses, out of memory, or at the operating system's
+  // limit of memory mappings (why says which).
+  bool stopped_early = false;
 };
 
 // Whether this build and machine can count; fills *why when not.

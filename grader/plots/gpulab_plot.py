@@ -7,6 +7,7 @@
     gpulab_plot.py class-overview CSV [--out PNG] [--title TEXT] [--top N]
     gpulab_plot.py roofline JSON [--out PNG] [--title TEXT]
     gpulab_plot.py gpu-profile JSON [--out PNG] [--title TEXT]
+    gpulab_plot.py --serve
 
 heat2d-scaling  lab 02's scaling study: columns M, and <kernel>_ms_per_step for each kernel
                 (naive_ms_per_step, tiled_ms_per_step, ...); a log-log plot of ms per step against M.
@@ -44,10 +45,19 @@ For a CSV, the roofline's or the profile's JSON the picture goes to --out, else 
 printed on stdout as "wrote PATH". Exit status: 0 drawn; 1 the data cannot be used (one line on
 stderr says why); 2 the command line is wrong; 3 matplotlib cannot be imported (the grader then
 reports the plot as skipped).
+
+--serve         draws picture after picture in one process, so Python starts and matplotlib is imported
+                once (gpulab-grade's plot queue, grader/src/harness/plot.h: PlotServer). Once matplotlib
+                is imported it writes {"ready": true} on stdout; then, for each line of stdin holding a
+                command line as a JSON list (["roofline", "a.json", "--out", "a.png"]), it draws and
+                answers one line {"exit": status, "output": what the command printed}, the status as
+                above. It ends at the end of stdin; without matplotlib it exits 3 before "ready".
 """
 
 import argparse
+import contextlib
 import csv
+import io
 import json
 import math
 import os
@@ -858,6 +868,19 @@ def draw_gpu_profile(plt, path, out, title):
 # ---- command line -----------------------------------------------------------------------------------------
 
 
+def pyplot():
+    """matplotlib's pyplot drawing into files, or None (said on stderr) where matplotlib cannot be imported."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        print(f"gpulab_plot: matplotlib cannot be imported ({e}): sudo apt-get install python3-matplotlib",
+              file=sys.stderr)
+        return None
+    return plt
+
+
 def main(argv):
     parser = argparse.ArgumentParser(prog="gpulab_plot.py", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -877,13 +900,8 @@ def main(argv):
     sub.add_argument("--top", type=int, default=15, help="how many failing tests to show (default 15)")
     args = parser.parse_args(argv)
 
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as e:
-        print(f"gpulab_plot: matplotlib cannot be imported ({e}): sudo apt-get install python3-matplotlib",
-              file=sys.stderr)
+    plt = pyplot()
+    if plt is None:
         return EXIT_NO_MATPLOTLIB
 
     try:
@@ -911,5 +929,42 @@ def main(argv):
     return 0
 
 
+def serve():
+    """--serve: one command line a line on stdin, one answer a line on stdout (the module's text says how)."""
+    plt = pyplot()
+    if plt is None:
+        return EXIT_NO_MATPLOTLIB
+    # Answers go to a copy of stdout; whatever else would print there (a library's warning written by C
+    # code, say) goes to stderr, so no stray line is read as an answer.
+    answers = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+
+    def answer(status, output):
+        answers.write(json.dumps({"exit": status, "output": output}) + "\n")
+        answers.flush()
+
+    answers.write(json.dumps({"ready": True}) + "\n")
+    answers.flush()
+    for line in iter(sys.stdin.readline, ""):
+        try:
+            argv = json.loads(line)
+        except ValueError as e:
+            answer(2, f"gpulab_plot: a request that is not JSON: {e}")
+            continue
+        if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
+            answer(2, "gpulab_plot: a request must be a list of strings (a command line)")
+            continue
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+            try:
+                status = main(argv)
+            except SystemExit as e:  # argparse: a wrong command line, or --help
+                status = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+            finally:
+                plt.close("all")  # nothing of one picture is left for the next
+        answer(status, printed.getvalue())
+    return 0
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(serve() if sys.argv[1:] == ["--serve"] else main(sys.argv[1:]))

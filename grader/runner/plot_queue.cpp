@@ -24,6 +24,11 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* const kStopFile = "no-more-requests";
+const char* const kTaken = ".drawing";  // a request a worker has taken
+
+// Pictures drawn at once: a lab's last two (its roofline and its GPU profile, asked for as its last tests end)
+// are drawn side by side instead of one after the other.
+constexpr int kWorkers = 2;
 
 // Whether `path` lies under `root` once both are made absolute and free of "..": a request from a grader
 // process (which runs the student's code) may name only the lab's own folder.
@@ -46,7 +51,7 @@ std::vector<fs::path> waiting_requests(const fs::path& folder) {
     return found;
 }
 
-QueuedPicture draw_request(const fs::path& request, const fs::path& root) {
+QueuedPicture draw_request(const fs::path& request, const fs::path& root, PlotServer& server) {
     QueuedPicture picture;
     try {
         const nlohmann::json r = nlohmann::json::parse(std::ifstream(request));
@@ -60,7 +65,7 @@ QueuedPicture draw_request(const fs::path& request, const fs::path& root) {
             picture.skipped_because = "refused: a picture is drawn from and into the lab's own folder only";
             return picture;
         }
-        const PlotOutcome outcome = draw_plot(kind, data, args, r.value("limit_s", 120));
+        const PlotOutcome outcome = server.draw(kind, data, args, r.value("limit_s", 120));
         picture.drawn = outcome.drawn;
         picture.skipped_because = outcome.skipped_because;
     } catch (const std::exception& e) {
@@ -69,24 +74,31 @@ QueuedPicture draw_request(const fs::path& request, const fs::path& root) {
     return picture;
 }
 
-// The worker: draws each request as it comes, writes its outcome beside it (<request>.done), and ends once
-// gpulab-grade has said that no more will come and none is left.
-[[noreturn]] void work(const fs::path& folder, const fs::path& root) {
-    ::unsetenv("GPULAB_PLOT_QUEUE");  // draw_plot draws here, it does not queue again
-    int count = 0;
+// A worker: takes each request no other worker has taken (a rename, which only one can win), draws it with its own
+// warm Python, writes its outcome beside it (<request>.done, with when it was asked for), and ends once gpulab-grade
+// has said that no more will come and none is left.
+void work(const fs::path& folder, const fs::path& root) {
+    ::unsetenv("GPULAB_PLOT_QUEUE");  // drawn here, not queued again
+    PlotServer server;                // its Python imports matplotlib while the lab's first tests run
     for (;;) {
         const bool last_round = fs::exists(folder / kStopFile);
         for (const fs::path& request : waiting_requests(folder)) {
-            const QueuedPicture p = draw_request(request, root);
-            char order[16];
-            std::snprintf(order, sizeof order, "%06d", ++count);
-            std::ofstream(folder / (std::string(order) + ".done"))
-                << nlohmann::json{{"picture", p.picture}, {"drawn", p.drawn}, {"skipped_because", p.skipped_because}}.dump()
-                << "\n";
             std::error_code ignored;
-            fs::remove(request, ignored);
+            const auto asked = fs::last_write_time(request, ignored).time_since_epoch().count();
+            fs::path taken = request;
+            taken.replace_extension(kTaken);
+            if (std::rename(request.c_str(), taken.c_str()) != 0) continue;  // another worker's
+            const QueuedPicture p = draw_request(taken, root, server);
+            fs::path done = request;
+            done.replace_extension(".done");
+            std::ofstream(done.string() + ".part")
+                << nlohmann::json{{"picture", p.picture}, {"drawn", p.drawn}, {"skipped_because", p.skipped_because},
+                                  {"asked", asked}}.dump()
+                << "\n";
+            fs::rename(done.string() + ".part", done, ignored);
+            fs::remove(taken, ignored);
         }
-        if (last_round) ::_exit(0);
+        if (last_round) return;
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
 }
@@ -104,48 +116,56 @@ PlotQueue::PlotQueue(const std::string& work_dir) : work_dir_(work_dir) {
     std::cerr.flush();
     std::fflush(nullptr);
     const pid_t parent = ::getpid();
-    const pid_t pid = ::fork();
-    if (pid < 0) return;
-    if (pid == 0) {
-        // A worker whose gpulab-grade died goes with it.
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (::getppid() != parent) ::_exit(0);
-        try {
-            work(folder, work_dir);
-        } catch (...) {
-            ::_exit(1);
+    for (int w = 0; w < kWorkers; ++w) {
+        const pid_t pid = ::fork();
+        if (pid < 0) break;
+        if (pid == 0) {
+            // A worker whose gpulab-grade died goes with it.
+            ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (::getppid() != parent) ::_exit(0);
+            try {
+                work(folder, work_dir);
+            } catch (...) {
+                ::_exit(1);
+            }
+            ::_exit(0);
         }
+        workers_.push_back(pid);
     }
-    worker_ = pid;
-    folder_ = folder.string();
+    if (!workers_.empty()) folder_ = folder.string();
 }
 
 PlotQueue::~PlotQueue() { finish(); }
 
 std::vector<QueuedPicture> PlotQueue::finish() {
     std::vector<QueuedPicture> pictures;
-    if (worker_ < 0) return pictures;
+    if (workers_.empty()) return pictures;
     const fs::path folder = folder_;
     std::ofstream(folder / kStopFile) << "\n";
-    int status = 0;
-    while (::waitpid(worker_, &status, 0) < 0 && errno == EINTR) {
-    }
-    worker_ = -1;
-    std::vector<fs::path> done;
-    std::error_code ignored;
-    for (const auto& entry : fs::directory_iterator(folder, ignored))
-        if (entry.path().extension() == ".done") done.push_back(entry.path());
-    std::sort(done.begin(), done.end());
-    for (const fs::path& file : done) {
-        try {
-            const nlohmann::json j = nlohmann::json::parse(std::ifstream(file));
-            pictures.push_back({j.at("picture"), j.at("drawn"), j.at("skipped_because")});
-        } catch (const std::exception& e) {
-            pictures.push_back({file.string(), false, std::string("its outcome cannot be read: ") + e.what()});
+    for (const pid_t worker : workers_) {
+        int status = 0;
+        while (::waitpid(worker, &status, 0) < 0 && errno == EINTR) {
         }
     }
-    // Requests the worker never reached (it died): said, not lost.
-    for (const fs::path& request : waiting_requests(folder))
+    workers_.clear();
+    std::vector<std::pair<long long, QueuedPicture>> done;
+    std::vector<fs::path> unfinished;
+    std::error_code ignored;
+    for (const auto& entry : fs::directory_iterator(folder, ignored)) {
+        if (entry.path().extension() == kTaken) unfinished.push_back(entry.path());
+        if (entry.path().extension() != ".done") continue;
+        try {
+            const nlohmann::json j = nlohmann::json::parse(std::ifstream(entry.path()));
+            done.push_back({j.at("asked").get<long long>(), {j.at("picture"), j.at("drawn"), j.at("skipped_because")}});
+        } catch (const std::exception& e) {
+            done.push_back({0, {entry.path().string(), false, std::string("its outcome cannot be read: ") + e.what()}});
+        }
+    }
+    std::stable_sort(done.begin(), done.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [asked, picture] : done) pictures.push_back(std::move(picture));
+    // Requests no worker finished or reached (a worker died): said, not lost.
+    for (const fs::path& request : waiting_requests(folder)) unfinished.push_back(request);
+    for (const fs::path& request : unfinished)
         pictures.push_back({request.string(), false, "not drawn: the worker that draws pictures ended first"});
     fs::remove_all(folder, ignored);
     return pictures;

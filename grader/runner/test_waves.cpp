@@ -120,7 +120,8 @@ public:
     }
 
     SessionResult run() {
-        plots_.emplace(plan_.work.string());
+        // Only report tests draw pictures; a grading without them starts no Python to draw.
+        if (plan_.request.reports) plots_.emplace(plan_.work.string());
         const std::map<std::string, std::vector<std::string>> requires_of = listed_tests(plan_.config, "requires");
         const std::map<std::string, std::vector<std::string>> after_of = listed_tests(plan_.config, "after");
         for (const Json& test : plan_.config.at("tests"))
@@ -146,7 +147,7 @@ public:
             for (const auto& [id, required] : next.not_counted) decided_.insert(id), waiting_.erase(id);
         }
         join_beside();
-        report_pictures_not_drawn(plan_.manifest.lab, plots_->finish());
+        if (plots_) report_pictures_not_drawn(plan_.manifest.lab, plots_->finish());
         // The CPU part's outcomes stand in for the placeholders the GPU part left for the same tests.
         std::erase_if(session_.tests, [&](const TestOutcome& t) {
             return plan_.cpu_part && plan_.cpu_only.count(t.id) && t.properties.value("not_run_because", "") == kRunInCpuMode;
@@ -188,7 +189,7 @@ private:
         spec.test_timeout_ids = plan_.solution.test_timeout_ids;
         spec.cache_dir = (fs::path(request.build_dir) / "report-cache").string();
         spec.handed_over = handed_over_of(session_);
-        spec.plot_queue = plots_->folder();
+        if (plots_) spec.plot_queue = plots_->folder();
         spec.listed = &listed_[mode];
         spec.max_hangs = request.max_hangs;
         spec.credit_per_case_ids = plan_.credit_per_case;

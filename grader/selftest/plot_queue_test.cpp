@@ -6,11 +6,14 @@
 
 #include "gpulab/plot.h"
 
+#include "stand_in_python.h"
+
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -32,13 +35,7 @@ protected:
         ::unsetenv("GPULAB_PLOT_QUEUE");
         fs::remove_all(dir);
     }
-    // Stands in for Python: the worker runs `python script kind data [--out PNG]`; `body` sees them as $1 ...
-    void fake_python(const std::string& body) {
-        const fs::path path = dir / "python";
-        std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
-        ::chmod(path.c_str(), 0755);
-        ::setenv("GPULAB_PYTHON", path.c_str(), 1);
-    }
+    void fake_python(const std::string& body) { gpulab_selftest::stand_in_python(dir, body); }
 };
 
 TEST_F(PlotQueueTest, APictureIsDrawnByTheWorkerWhileTheTestGoesOn) {
@@ -59,6 +56,29 @@ TEST_F(PlotQueueTest, APictureIsDrawnByTheWorkerWhileTheTestGoesOn) {
     EXPECT_EQ(pictures[0].picture, png.string());
     EXPECT_TRUE(fs::exists(png));
     EXPECT_FALSE(fs::exists(queue.folder())) << "the queue's folder is left behind";
+}
+
+// A lab's last two pictures are asked for together as its last tests end: drawn side by side, not one after the
+// other. Each stand-in picture leaves a mark while it is being drawn and writes how many marks it saw.
+TEST_F(PlotQueueTest, TwoPicturesAskedTogetherAreDrawnSideBySide) {
+    fake_python("touch \"$5.busy\"; sleep 1; ls \"$(dirname \"$5\")\" | grep -c busy > \"$5\"; sleep 0.5; rm \"$5.busy\"");
+    PlotQueue queue(dir.string());
+    ::setenv("GPULAB_PLOT_QUEUE", queue.folder().c_str(), 1);
+    const fs::path roofline = dir / "artifacts" / "roofline.png", profile = dir / "artifacts" / "gpu_profile.png";
+    gpulab::draw_plot("roofline", (dir / "artifacts" / "roofline.json").string(), {"--out", roofline.string()});
+    gpulab::draw_plot("gpu-profile", (dir / "artifacts" / "gpu_profile.json").string(), {"--out", profile.string()});
+    const std::vector<QueuedPicture> pictures = queue.finish();
+    ASSERT_EQ(pictures.size(), 2u);
+    EXPECT_EQ(pictures[0].picture, roofline.string()) << "not in the order asked for";
+    EXPECT_EQ(pictures[1].picture, profile.string());
+    for (const QueuedPicture& p : pictures) EXPECT_TRUE(p.drawn) << p.skipped_because;
+    int most_seen = 0;
+    for (const fs::path& png : {roofline, profile}) {
+        int seen = 0;
+        std::ifstream(png) >> seen;
+        most_seen = std::max(most_seen, seen);
+    }
+    EXPECT_EQ(most_seen, 2) << "the two pictures were drawn one after the other";
 }
 
 TEST_F(PlotQueueTest, AFailedScriptIsNamedWithItsReason) {

@@ -17,6 +17,11 @@ namespace gpulab {
 pid_t spawn_child(const std::vector<std::string>& argv, const std::vector<std::string>& env, const std::string& log,
                   const std::string& what);
 
+// Starts `argv` as spawn_child does, but talked to: its stdin and stdout are one end of a socket pair, whose other end
+// (close-on-exec) is returned in `*talk`; its stderr goes to /dev/null. A socket rather than two pipes so that writing to
+// a child that has died fails with EPIPE under MSG_NOSIGNAL instead of killing this process with SIGPIPE.
+pid_t spawn_talking_child(const std::vector<std::string>& argv, int* talk, const std::string& what);
+
 // A tool run to its end (or its time limit) by run_tool.
 struct ToolRun {
     bool started = false;

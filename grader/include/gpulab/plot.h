@@ -4,6 +4,9 @@
 // script: the outcome says why no picture was drawn, and grading goes on. Nothing here throws.
 #pragma once
 
+#include <sys/types.h>
+
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -28,6 +31,36 @@ struct PlotOutcome {
 // for the lab graders), the request is written there instead and the outcome is `queued`.
 PlotOutcome draw_plot(const std::string& kind, const std::string& data_path,
                       const std::vector<std::string>& extra_args = {}, int time_limit_s = 120);
+
+// One Python that has imported matplotlib already, drawing picture after picture (`gpulab_plot.py --serve`): a
+// picture then costs its drawing alone, not a Python start and a matplotlib import as well (1.3 to 2 s a picture on
+// an H100 host). gpulab-grade's plot queue keeps one per worker, started with the lab's grading, so the import is
+// done while the first tests run. The Python is the one draw_plot would try first. Where the server cannot start or
+// ends before answering (no matplotlib, a crash), the picture is drawn by draw_plot instead, whose outcome says why
+// it could not be; a picture past its time limit is stopped with its server, and the next picture starts another.
+class PlotServer {
+public:
+    PlotServer();  // starts the Python at once and does not wait for it
+    ~PlotServer();
+    PlotServer(const PlotServer&) = delete;
+    PlotServer& operator=(const PlotServer&) = delete;
+
+    // As draw_plot, never queued; the time limit counts from the call, a server's start included.
+    PlotOutcome draw(const std::string& kind, const std::string& data_path,
+                     const std::vector<std::string>& extra_args = {}, int time_limit_s = 120);
+
+private:
+    void start();
+    void stop();
+    enum class Heard { line, ended, out_of_time };
+    Heard next_line(std::string* line, std::chrono::steady_clock::time_point deadline);
+
+    pid_t pid_ = -1;
+    int talk_ = -1;
+    bool ready_ = false;
+    int starts_ = 0;
+    std::string unread_;
+};
 
 // Where the plotting script is (the source tree's grader/plots/gpulab_plot.py).
 std::string plot_script_path();

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -61,6 +62,36 @@ pid_t spawn_child(const std::vector<std::string>& argv, const std::vector<std::s
     ::close(out);
     if (pid < 0) throw std::runtime_error("cannot start " + what + ": " + std::strerror(errno));
     ::setpgid(pid, pid);  // either side may win the race; both ask for the same group
+    return pid;
+}
+
+pid_t spawn_talking_child(const std::vector<std::string>& argv, int* talk, const std::string& what) {
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    int ends[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0)
+        throw std::runtime_error("cannot start " + what + ": no socket pair (" + std::strerror(errno) + ")");
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        // Only async-signal-safe calls between fork and exec, as in spawn_child.
+        ::setpgid(0, 0);
+        ::dup2(ends[1], 0);  // dup2 clears close-on-exec on the copies
+        ::dup2(ends[1], 1);
+        const int devnull = ::open("/dev/null", O_WRONLY);
+        if (devnull >= 0) ::dup2(devnull, 2);
+        if (::syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
+            for (int fd = 3; fd < 4096; ++fd) ::close(fd);
+        ::execve(args[0], args.data(), environ);
+        ::_exit(127);
+    }
+    ::close(ends[1]);
+    if (pid < 0) {
+        ::close(ends[0]);
+        throw std::runtime_error("cannot start " + what + ": " + std::strerror(errno));
+    }
+    ::setpgid(pid, pid);
+    *talk = ends[0];
     return pid;
 }
 

@@ -35,7 +35,7 @@ struct AccessFigures {
     std::string why;
     double input_bytes_per_output_byte = 0;
     bool pages_sampled = false;  // counted on a sample of the pages: the bytes per byte are an estimate
-    double load_sector_use = 0, store_sector_use = 0;  // 0..1
+    double load_sector_use = 0, store_sector_use = 0;  // 0..1; NaN where no warp request was counted whole
     double load_sectors_per_request = 0, store_sectors_per_request = 0;
     double load_sectors_per_lane = 0, store_sectors_per_lane = 0;
     double shared_bytes_read_per_output_byte = 0;  // NaN where a block's shared accesses were counted in part
@@ -61,6 +61,9 @@ struct AccessFigures {
     unsigned long long blocks = 0, grid_blocks = 0;
     unsigned long long sector_blocks = 0;  // blocks of the count the global figures come from (analyze_access)
     double seconds = 0;
+    // Where the count stopped inside a block (at the analysis's ceiling of accesses: a block whose threads each walk
+    // thousands of outputs), why; the figures are of what it counted, and that block's requests are left out.
+    std::string counted_in_part;
 };
 
 // Where shared memory is counted (lab.json "access_analysis"). Where the first count does not reach the grid's

@@ -21,6 +21,9 @@ inline std::string fixed(double value, int digits) {
     return out.str();
 }
 
+// A share of 1 as a whole percentage ("86%"); "?" for a share not measured (NaN).
+inline std::string pct(double share) { return share != share ? "?" : fixed(100 * share, 0) + "%"; }
+
 inline std::string sci(double value, int digits = 2) {
     std::ostringstream out;
     out.precision(digits);

@@ -121,13 +121,18 @@ struct AccessCount {
     unsigned long long blocks_run = 0;
     std::vector<CountedLaunch> counted_launches;  // one per launch, in order
     SharedCount shared;                           // with SharedCounting::on
+    // The count stopped before the work ended (its ceiling of accesses, or the memory or mappings it needs): `why`
+    // says where, and the block it stopped in is left out of the requests (its warps' requests were not whole).
+    bool stopped_early = false;
 };
 
 // Runs work() and counts what the kernels it launches read and wrote in each range; with `sample`, every
 // launch runs only the sampled blocks (the rest of the grid does nothing: a grader checks the sampled
-// blocks' output only). Exceptions from work() propagate.
+// blocks' output only). `max_accesses` (0: CPU execution mode's own ceiling) stops the count after that many
+// accesses. Exceptions from work() propagate.
 AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const std::function<void()>& work,
-                                  const BlockSample* sample = nullptr, const SharedCounting* shared = nullptr);
+                                  const BlockSample* sample = nullptr, const SharedCounting* shared = nullptr,
+                                  unsigned long long max_accesses = 0);
 
 // A device buffer of the timed size whose memory costs nothing until it is touched, for counting a sample of
 // the timed launch's blocks. `fill(dst, offset, len)` writes the values of bytes [offset, offset + len) of the

@@ -33,6 +33,8 @@ struct TimedCountOptions {
     // order; page_seed 0 takes the run's seed). count.ranges and page_every then follow these ranges, one each.
     // For a count that needs exact parts of buffers (a window of K in every row of a matrix) rather than pages.
     std::function<std::vector<CountedRange>(const std::vector<void*>& buffers)> ranges;
+    // Stop the count after this many accesses (0: CPU execution mode's own ceiling); count.stopped_early says so.
+    unsigned long long max_accesses = 0;
 };
 
 // A buffer's counts over the whole launch, estimated from the sampled blocks: each block stands for its class

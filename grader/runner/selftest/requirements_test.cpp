@@ -75,13 +75,14 @@ TEST(Requirements, AgreementIsNotAskedOfWrongAndCheatsOrWithoutAGpu) {
 
 // Without a GPU: CPU execution mode's figures (access_figures, as Report.AccessAnalysis records them) against the
 // counters a GPU recorded for the solution. `load_use` is CPU mode's load sector use of lab 01's step.
-LabScore graded_without_gpu(double load_use) {
+LabScore graded_without_gpu(const std::string& load_use, const std::string& store_use = "0.80") {
     LabScore lab = graded(-1);
     lab.ids[1].properties["access_figures"] =
-        R"({"Step M67108864": {"call": "launch_step at M = 67108864", "load_use": )" + std::to_string(load_use) +
-        R"(, "store_use": 0.80, "conflicts_per_load": 0, "conflicts_per_store": 0}})";
+        R"({"Step M67108864": {"call": "launch_step at M = 67108864", "load_use": )" + load_use +
+        R"(, "store_use": )" + store_use + R"(, "conflicts_per_load": 0, "conflicts_per_store": 0}})";
     return lab;
 }
+LabScore graded_without_gpu(double load_use) { return graded_without_gpu(std::to_string(load_use)); }
 
 Solution recorded(const std::string& name) {
     Solution s = name == "reference" ? Solution{} : variant(name);
@@ -115,6 +116,17 @@ TEST(Requirements, WithoutAGpuTheFiguresMustAgreeWithTheCountersRecordedOnOne) {
               gpulab::runner::kRequirementNotMet);
     said = testing::internal::GetCapturedStdout();
     EXPECT_NE(said.find("launch_step at M = 1000: not analysed"), std::string::npos) << said;
+}
+
+// A figure CPU mode could not measure (null: its count stopped inside the only block it reached, so no warp request
+// was whole) is shown as "?" and not compared; the launch's other figures still are.
+TEST(Requirements, AFigureCpuModeCouldNotMeasureIsNotCompared) {
+    testing::internal::CaptureStdout();
+    EXPECT_EQ(check_requirement("counters", graded_without_gpu("null"), recorded("reference")), gpulab::runner::kGraded);
+    EXPECT_EQ(check_requirement("counters", graded_without_gpu("null", "0.40"), recorded("reference")),
+              gpulab::runner::kRequirementNotMet);
+    const std::string said = testing::internal::GetCapturedStdout();
+    EXPECT_NE(said.find("load use ? / 86%, store use 40% / 80%"), std::string::npos) << said;
 }
 
 TEST(Requirements, CountersAloneMustCompareSomething) {

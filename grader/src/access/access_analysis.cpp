@@ -23,7 +23,6 @@ namespace {
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0; }
 
-std::string percent(double share) { return fixed(100 * share, 0) + "%"; }
 
 // Registers, local memory and static shared memory of the launched kernel, from the GPU build of the solution whose
 // CPU execution mode library holds it (kernel_resources.h). Never fails the report: where they cannot be had, `why`.
@@ -100,6 +99,13 @@ constexpr double kAllPagesFaults = 32000;  // lab 01's second sample: 26 blocks,
 constexpr unsigned long long kLeastCountedAccesses = 256;
 constexpr double kDearBlockSeconds = 0.25;
 constexpr double kMaxSampledPages = 4096;  // per buffer
+// The most accesses one count of a launch counts (about 12 us each on this 2-core machine): the references' counts
+// reach 119,474 at most; a grid-stride loop over 96 blocks of lab 02's 8192^2 grid has each block walk 2730 rows
+// (4.2 million accesses), and its first count stopped only at CPU execution mode's own ceiling of 750,000, twice
+// (global, then with shared memory): 18 s for one launch. Where the first count stops, the count with shared memory
+// gets the smaller ceiling: two counts of one launch then cost about 3.5 s at most.
+constexpr unsigned long long kMaxAccessesPerCount = 200000;
+constexpr unsigned long long kMaxAccessesRecount = 100000;
 
 }  // namespace
 
@@ -108,6 +114,7 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
     AccessFigures f;
     f.suite = launch.suite, f.instance = launch.instance, f.call = launch.call;
     options.shared.on = plan.first_count_shared;
+    if (!options.max_accesses) options.max_accesses = kMaxAccessesPerCount;
     TimedLaunchCount c = count_timed_launch(launch, options);
     f.seconds += c.seconds;
     f.blocks = c.blocks_run, f.grid_blocks = c.grid_blocks;
@@ -124,6 +131,7 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
     if (!options.shared.on && !second) {
         // The lab left shared memory to the second count, which will not run: the first counts it after all.
         options.shared.on = true;
+        if (c.count.stopped_early) options.max_accesses = std::min(options.max_accesses, kMaxAccessesRecount);
         c = count_timed_launch(launch, options);
         f.seconds += c.seconds;
         if (!c.count.available) {
@@ -237,10 +245,12 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
         return f;
     }
     f.available = true;
+    if (c.count.stopped_early) f.counted_in_part = c.count.why;
     for (unsigned every : c.page_every) f.pages_sampled |= every > 1;
     f.input_bytes_per_output_byte = read / written;
-    f.load_sector_use = ratio(load_bytes, 32.0 * load_sectors);
-    f.store_sector_use = ratio(store_bytes, 32.0 * store_sectors);
+    // No request counted whole (the count stopped inside the only block it reached): not known, rather than 0%.
+    f.load_sector_use = load_requests > 0 || load_bytes == 0 ? ratio(load_bytes, 32.0 * load_sectors) : std::nan("");
+    f.store_sector_use = store_requests > 0 || store_bytes == 0 ? ratio(store_bytes, 32.0 * store_sectors) : std::nan("");
     f.load_sectors_per_request = ratio(load_sectors, load_requests);
     f.store_sectors_per_request = ratio(store_sectors, store_requests);
     f.load_sectors_per_lane = ratio(load_sectors, load_lanes);
@@ -320,16 +330,16 @@ std::string access_table(const std::vector<AccessFigures>& rows) {
                                     ? std::string("part") : fixed(f.shared_bytes_read_per_output_byte, 2);
         const std::string in = (f.pages_sampled ? "~" : "") + fixed(f.input_bytes_per_output_byte, 2);
         const bool known = !f.resources_from.empty();
-        const std::string idle = f.idle_lanes_known ? percent(f.idle_lane_request_share) : "?";
+        const std::string idle = f.idle_lanes_known ? pct(f.idle_lane_request_share) : "?";
         const std::string lanes = f.idle_lanes_known ? fixed(f.active_lanes_per_request, 1) : "?";
         std::snprintf(line, sizeof line, "  %-44s %9s %10s %10s %9s %12.2f %12.2f %14s %9s %5s %7s %10s\n",
-                      f.call.c_str(), in.c_str(), percent(f.load_sector_use).c_str(),
-                      percent(f.store_sector_use).c_str(), shm.c_str(),
+                      f.call.c_str(), in.c_str(), pct(f.load_sector_use).c_str(),
+                      pct(f.store_sector_use).c_str(), shm.c_str(),
                       f.shared_load_conflicts_per_request, f.shared_store_conflicts_per_request, idle.c_str(),
                       lanes.c_str(),
                       known ? std::to_string(f.registers).c_str() : "?",
                       known ? std::to_string(f.local_bytes).c_str() : "?",
-                      ("<= " + percent(f.occupancy.theoretical)).c_str());
+                      ("<= " + pct(f.occupancy.theoretical)).c_str());
         out << line;
     }
     // Where the registers, local and static shared memory came from, launch by launch.
@@ -344,9 +354,11 @@ std::string access_table(const std::vector<AccessFigures>& rows) {
                 << ": registers and local memory not known (" << f.resources_why << ")\n";
     }
     for (const AccessFigures& f : rows)
+        if (!f.counted_in_part.empty()) out << "  " << f.call << ": counted in part: " << f.counted_in_part << "\n";
+    for (const AccessFigures& f : rows)
         for (const Diagnosis& d : f.diagnoses) out << "  " << f.call << ": " << d.text << " [" << d.cause << "]\n";
     out << "  in B/out B: global bytes read per byte written (~: estimated from a sample of the pages); load/store use: bytes used of the 32-byte sectors each "
-           "warp request touched (100% = coalesced); shm B/out: shared bytes read per byte written (part: a block's shared accesses were counted in part, the conflicts from that part); conf/req: bank "
+           "warp request touched (100% = coalesced; ?: no request counted whole, where the count stopped inside a block); shm B/out: shared bytes read per byte written (part: a block's shared accesses were counted in part, the conflicts from that part); conf/req: bank "
            "conflicts (extra wavefronts) per shared request; idle-lane req: requests with idle lanes, the share of warp requests "
            "(global and shared) issued by fewer lanes than their warp has threads (a branch on threadIdx that splits warps, "
            "or lanes that returned; a block's short last warp is not idle), lanes/req: active lanes per request (32 at "
@@ -409,12 +421,12 @@ void report_access_analysis() {
         if (f.available) {
             testing::Test::RecordProperty("access_" + key,
                                           fixed(f.input_bytes_per_output_byte, 2) + " in B/out B, loads " +
-                                              percent(f.load_sector_use) + " of sectors used, stores " +
-                                              percent(f.store_sector_use) + ", " +
+                                              pct(f.load_sector_use) + " of sectors used, stores " +
+                                              pct(f.store_sector_use) + ", " +
                                               fixed(f.shared_load_conflicts_per_request, 2) +
                                               " bank conflicts per shared load, " +
                                               (f.idle_lanes_known
-                                                   ? percent(f.idle_lane_request_share) + " of requests with idle lanes (" +
+                                                   ? pct(f.idle_lane_request_share) + " of requests with idle lanes (" +
                                                          fixed(f.active_lanes_per_request, 1) + " active lanes per request), "
                                                    : std::string()) +
                                               (f.resources_from.empty()
@@ -453,7 +465,7 @@ void report_access_analysis() {
             measured += (measured.empty() ? "" : "; ") + f.suite + ": " +
                         (f.diagnoses.empty() ? "" : f.diagnoses.front().cause + "; ") +
                         fixed(f.input_bytes_per_output_byte, 2) + " B read/B written, sectors used: loads " +
-                        percent(f.load_sector_use) + ", stores " + percent(f.store_sector_use) + ", " +
+                        pct(f.load_sector_use) + ", stores " + pct(f.store_sector_use) + ", " +
                         fixed(f.shared_load_conflicts_per_request, 1) + " bank conflicts/shared load";
     }
     if (rows.size() > 2 || measured.empty())

@@ -38,7 +38,6 @@ constexpr double kAchievedShareWorthNaming = 0.6;
 // 1056 an H100 holds at once).
 constexpr double kResidentShareWorthNaming = 0.5;
 
-std::string pct(double share) { return fixed(100 * share, 0) + "%"; }
 
 }  // namespace
 

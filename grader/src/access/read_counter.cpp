@@ -46,7 +46,8 @@ ReadCount count_device_reads(const void* begin, std::size_t bytes, const std::fu
 }
 
 AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const std::function<void()>& work,
-                                  const BlockSample* sample, const SharedCounting* shared) {
+                                  const BlockSample* sample, const SharedCounting* shared,
+                                  unsigned long long max_accesses) {
     AccessCount result;
 #ifdef GPULAB_CPU_MODE
     std::vector<gpulab::cpu::CountedRange> cpu_ranges;
@@ -54,6 +55,7 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
     gpulab::cpu::BlockSample cpu_sample;
     if (sample) cpu_sample = gpulab::cpu::BlockSample{sample->count, sample->seed, sample->interior_run};
     gpulab::cpu::CountOptions options;
+    options.max_accesses = max_accesses;
     if (shared) {
         options.shared = shared->on, options.shared_faults_per_block = shared->faults_per_block;
         options.shared_blocks_per_class = shared->blocks_per_class;
@@ -75,6 +77,7 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
     };
     result.available = c.supported;
     result.why = c.why;
+    result.stopped_early = c.stopped_early;
     for (const auto& r : c.ranges) result.ranges.push_back(convert(r));
     result.launches = c.launches;
     result.blocks_run = c.blocks_run;
@@ -96,6 +99,7 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
     (void)work;
     (void)sample;
     (void)shared;
+    (void)max_accesses;
     read_counting_available(&result.why);
 #endif
     return result;

@@ -214,7 +214,7 @@ TimedLaunchCount count_timed_launch(const GeometryCheck& launch, const TimedCoun
         result.count = count_device_accesses(ranges, [&] {
             launch.launch(pointers);
             check_student_launch(launch.call);
-        }, &sample, &options.shared);
+        }, &sample, &options.shared, options.max_accesses);
         result.launches = recorder.launches();
     }
     for (const CountedLaunch& l : result.count.counted_launches) result.grid_blocks += l.grid_blocks;

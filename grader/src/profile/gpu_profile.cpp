@@ -58,7 +58,6 @@ std::vector<ProfiledLaunch> handed_over_samples(std::string* why) {
     return samples;
 }
 
-std::string pct(double share) { return fixed(100 * share, 0) + "%"; }
 
 // n choose k as a double (n <= a few hundred here).
 double choose(int n, int k) {

@@ -23,7 +23,6 @@ namespace gpulab {
 namespace {
 
 double ratio(double a, double b) { return b > 0 && !std::isnan(a) ? a / b : 0; }
-std::string pct(double share) { return fixed(100 * share, 0) + "%"; }
 
 // The kernel that ran longest: its launch configuration and occupancy stand for the launch (a launch function may
 // add a small kernel for the walls or a border).

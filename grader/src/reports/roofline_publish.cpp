@@ -17,7 +17,6 @@
 namespace gpulab {
 namespace {
 
-std::string percent(double fraction) { return fixed(100 * fraction, 0) + "%"; }
 
 }  // namespace
 
@@ -33,8 +32,8 @@ void publish_roofline(const Roofline& r, const std::string& lab_tag) {
             continue;
         }
         std::snprintf(line, sizeof line, "  %-24s %10.3f %9.0f %10.1f %10.2f %8s %8s\n", p.label.c_str(), p.ms, p.gbs,
-                      p.gops, p.intensity, percent(p.of_roof).c_str(),
-                      percent(r.roofs.copy_gbs > 0 ? p.gbs / r.roofs.copy_gbs : 0).c_str());
+                      p.gops, p.intensity, pct(p.of_roof).c_str(),
+                      pct(r.roofs.copy_gbs > 0 ? p.gbs / r.roofs.copy_gbs : 0).c_str());
         table << line;
     }
     const std::string dir = artifact_dir();
@@ -60,7 +59,7 @@ void publish_roofline(const Roofline& r, const std::string& lab_tag) {
     for (const RooflinePoint& p : r.points) {
         if (p.role != "student" && p.role != "expert") continue;
         if (!figure.empty()) figure += ", ";
-        figure += p.label + " " + (p.absent.empty() ? percent(p.of_roof) : std::string("-"));
+        figure += p.label + " " + (p.absent.empty() ? pct(p.of_roof) : std::string("-"));
     }
     record_figure(figure + " of roof; " + (plot.drawn_or_queued() ? "picture " + png_path : "table in the log"), "report only");
 }

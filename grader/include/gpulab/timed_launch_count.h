@@ -16,6 +16,7 @@
 #include "gpulab/launch_recorder.h"
 #include "gpulab/read_counter.h"
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -111,6 +112,15 @@ struct KernelConfiguration {
 };
 // The main launch (most blocks) of `launches`; kernel null when there is none.
 KernelConfiguration configuration_of(const std::vector<RecordedLaunch>& launches, const std::string& where);
+
+// The launches a dry run of a timed launch records, nothing launched, on buffers of its sizes (at most `max_bytes`
+// each, where only the grid is wanted; a launch function may look at its pointers' allocations). On a GPU: CPU
+// execution mode's dry run does not see a kernel's static shared memory (timed_configuration runs a block there).
+std::vector<RecordedLaunch> dry_run_timed(const GeometryCheck& launch, std::size_t max_bytes = SIZE_MAX);
+
+// The configuration the speed test times for `launch`, named `where` in messages: on a GPU from a dry run, in CPU
+// execution mode from one block run with nothing counted. A technique test holds its own launches to it.
+KernelConfiguration timed_configuration(const GeometryCheck& launch, const std::string& where);
 
 // Fails the current test when `seen` holds two configurations, naming both, where and at which size.
 void expect_one_configuration(const std::vector<KernelConfiguration>& seen, const std::string& launcher);

@@ -50,7 +50,7 @@ void check_tiled_uses_shared_memory() {
             // The configuration judged here is the one the speed test times: the timed launches, in a dry run.
             std::vector<gpulab::KernelConfiguration> seen{gpulab::configuration_of(run.launches, call_text(kernel, s))};
             for (const gpulab::GeometryCheck& timed : gpulab::timed_launches(timed_suite(kernel)))
-                seen.push_back(gpulab::configuration_of(dry_run_timed(timed), timed.call + " (the launch the speed test times)"));
+                seen.push_back(gpulab::configuration_of(gpulab::dry_run_timed(timed), timed.call + " (the launch the speed test times)"));
             gpulab::expect_one_configuration(seen, launch_name(kernel));
         }
         std::size_t least = SIZE_MAX, most = 0;

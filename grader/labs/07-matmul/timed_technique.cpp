@@ -1,7 +1,5 @@
 #include "timed_technique.h"
 
-#include "gpulab/cuda_check.h"
-#include "gpulab/device_resources.h"
 #include "gpulab/random.h"
 #include "gpulab/read_counter.h"
 
@@ -35,18 +33,6 @@ int divisor_up_to_32(long long side) {
 }
 }  // namespace
 
-std::vector<gpulab::RecordedLaunch> dry_run_timed(const gpulab::GeometryCheck& launch, std::size_t max_bytes) {
-    std::vector<gpulab::DeviceBytes> buffers;
-    std::vector<void*> pointers;
-    for (std::size_t bytes : launch.buffer_bytes) {
-        buffers.emplace_back(std::min(bytes, max_bytes));
-        pointers.push_back(buffers.back().get());
-    }
-    std::vector<gpulab::RecordedLaunch> launches = gpulab::dry_run([&] { launch.launch(pointers); });
-    cudaGetLastError();  // a dry run launched nothing that could fail
-    return launches;
-}
-
 namespace {
 TimedReads count_timed_reads_once(Kernel kernel, const gpulab::GeometryCheck& launch, unsigned long long blocks);
 }  // namespace
@@ -64,18 +50,11 @@ TimedReads count_timed_reads(Kernel kernel, const gpulab::GeometryCheck& launch,
 }
 
 namespace {
-// The configuration alone: one block run, nothing counted (a dry run in CPU execution mode does not see a kernel's
-// static shared memory).
+// The configuration alone, nothing counted.
 TimedReads configuration_only(const gpulab::GeometryCheck& launch) {
     TimedReads out;
     out.call = launch.call;
-    gpulab::TimedCountOptions options;
-    options.blocks = 1;
-    options.ranges = [](const std::vector<void*>&) { return std::vector<gpulab::CountedRange>{}; };
-    const gpulab::TimedLaunchCount count = gpulab::count_timed_launch(launch, options);
-    out.seconds = count.seconds;
-    out.launches = count.launches;
-    out.configuration = gpulab::configuration_of(count.launches, launch.call);
+    out.configuration = gpulab::timed_configuration(launch, launch.call);
     out.why = "not counted";
     return out;
 }
@@ -119,7 +98,7 @@ CountedPart counted_part(Kernel kernel, const gpulab::GeometryCheck& launch) {
     // dry run (a block covers ceil(N / grid.y) rows when y runs along the rows), 8 to 32. A counted row of A costs
     // a page of faults per block (1024 values at N = 4096), whatever the window. The same for C's columns (rows of
     // Bt), from grid.x.
-    const std::vector<gpulab::RecordedLaunch> launches = dry_run_timed(launch, 4096);
+    const std::vector<gpulab::RecordedLaunch> launches = gpulab::dry_run_timed(launch, 4096);
     const gpulab::KernelConfiguration c = gpulab::configuration_of(launches, launch.call);
     for (const gpulab::RecordedLaunch& l : launches)
         if (l.kernel == c.kernel && l.grid.x > 0 && l.grid.y > 0) {

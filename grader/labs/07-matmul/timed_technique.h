@@ -58,10 +58,6 @@ struct TimedReads {
     std::string describe() const;
 };
 
-// The launches of a registered timed launch, recorded and not run (gpulab::dry_run), on device buffers of its
-// sizes capped at `max_bytes` each (a dry run touches none of them).
-std::vector<gpulab::RecordedLaunch> dry_run_timed(const gpulab::GeometryCheck& launch, std::size_t max_bytes = SIZE_MAX);
-
 // Counts one registered timed launch of a tiled kernel (blocks: the sample of each launch; 0: only its
 // configuration, from a dry run), and its shared memory as lab.json technique.shared_reads says.
 TimedReads count_timed_reads(Kernel kernel, const gpulab::GeometryCheck& launch, unsigned long long blocks);

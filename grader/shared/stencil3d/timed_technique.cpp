@@ -2,9 +2,6 @@
 
 #include "speed.h"
 
-#include "gpulab/cuda_check.h"
-#include "gpulab/device_facts.h"
-#include "gpulab/device_resources.h"
 #include "gpulab/format.h"
 
 #include <algorithm>
@@ -104,25 +101,7 @@ std::vector<gpulab::GeometryCheck> timed_launches_of(Technique t, Precision p) {
 }
 
 gpulab::KernelConfiguration timed_configuration(Technique t, const gpulab::GeometryCheck& check) {
-    const std::string where = timed_where(t, check);
-    if (gpulab::device_facts().emulated) {
-        // One block, its memory counted on almost no page: what is wanted is the record, not the count.
-        gpulab::TimedCountOptions one;
-        one.blocks = 1;
-        one.page_every = {1u << 20, 1u << 20};
-        return gpulab::configuration_of(gpulab::count_timed_launch(check, one).launches, where);
-    }
-    // A GPU's record has the kernel's static shared memory from the compiled kernel: a dry run launches nothing, on
-    // buffers of the full size (a launch function may look at its pointers' allocations).
-    std::vector<gpulab::DeviceBytes> buffers;
-    std::vector<void*> pointers;
-    for (std::size_t bytes : check.buffer_bytes) {
-        buffers.emplace_back(bytes);
-        pointers.push_back(buffers.back().get());
-    }
-    const std::vector<gpulab::RecordedLaunch> launches = gpulab::dry_run([&] { check.launch(pointers); });
-    cudaGetLastError();  // a dry run launched nothing that could fail
-    return gpulab::configuration_of(launches, where);
+    return gpulab::timed_configuration(check, timed_where(t, check));
 }
 
 std::vector<double> cells_per_full_block(const gpulab::AccessCount& count, std::size_t output_range,

@@ -1,6 +1,8 @@
 #include "gpulab/timed_launch_count.h"
 
 #include "gpulab/cuda_check.h"
+#include "gpulab/device_facts.h"
+#include "gpulab/device_resources.h"
 #include "gpulab/fresh_inputs.h"
 #include "gpulab/grader_test.h"
 #include "gpulab/random.h"
@@ -249,6 +251,26 @@ KernelConfiguration configuration_of(const std::vector<RecordedLaunch>& launches
         c.shared_bytes = l.shared_bytes();
     }
     return c;
+}
+
+std::vector<RecordedLaunch> dry_run_timed(const GeometryCheck& launch, std::size_t max_bytes) {
+    std::vector<DeviceBytes> buffers;
+    std::vector<void*> pointers;
+    for (std::size_t bytes : launch.buffer_bytes) {
+        buffers.emplace_back(std::min(bytes, max_bytes));
+        pointers.push_back(buffers.back().get());
+    }
+    std::vector<RecordedLaunch> launches = dry_run([&] { launch.launch(pointers); });
+    cudaGetLastError();  // a dry run launched nothing that could fail
+    return launches;
+}
+
+KernelConfiguration timed_configuration(const GeometryCheck& launch, const std::string& where) {
+    if (!device_facts().emulated) return configuration_of(dry_run_timed(launch), where);
+    TimedCountOptions one;
+    one.blocks = 1;
+    one.ranges = [](const std::vector<void*>&) { return std::vector<CountedRange>{}; };  // the record, not a count
+    return configuration_of(count_timed_launch(launch, one).launches, where);
 }
 
 void expect_one_configuration(const std::vector<KernelConfiguration>& seen, const std::string& launcher) {

@@ -4,7 +4,7 @@
 // read of memory nobody wrote fails the lab's Sanitizer test with the tool's own words, the kernel and the
 // source line.
 //
-// How it runs. Each lab's test file registers a workload (add_sanitizer_workload): the student's launch
+// How it runs. Each lab's grader registers a workload (add_sanitizer_workload): the student's launch
 // functions called once each on small, fully initialised, exactly sized buffers, the outputs checked against
 // the lab's oracle. Sanitizer.NoErrors (check_kernels_with_sanitizer) starts this same grader binary under
 // each tool, with only that workload to run, only the student's library to load (never the reference's: the
@@ -65,7 +65,9 @@ private:
     DeviceBytes bytes_;
 };
 
-// The body of the lab's Sanitizer test: runs the workload under each tool and fails with what they report.
+// Sanitizer.NoErrors, where lab.json lists it (the grader binary's main registers it; not in the sanitizer's child):
+// runs the lab's workload under each tool and fails with what they report.
+void register_sanitizer_test();
 void check_kernels_with_sanitizer();
 
 // ---- What the test is made of (also for the grader's own tests) ----------------------------------------

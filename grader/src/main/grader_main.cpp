@@ -12,6 +12,7 @@
 #include "gpulab/gpu_profile_report.h"
 #include "gpulab/handed_over.h"
 #include "gpulab/same_work_on_gpu.h"
+#include "gpulab/sanitizer_check.h"
 #include "gpulab/grader_test.h"
 #include "gpulab/lab_config.h"
 #include "gpulab/launch_deadline.h"
@@ -290,6 +291,7 @@ int main(int argc, char** argv) {
     gpulab::register_access_report();  // Report.AccessAnalysis, where lab.json lists it
     gpulab::register_gpu_profile_report();  // Report.GpuProfile, where lab.json lists it
     gpulab::register_same_work_on_gpu();  // Technique.SameWorkOnGpu, where lab.json lists it
+    gpulab::register_sanitizer_test();    // Sanitizer.NoErrors, where lab.json lists it
     if (handshake_fd >= 0) {
         if (!gpulab::take_handshake(handshake_fd)) return 4;
         std::signal(SIGALRM, gpulab::on_alarm);

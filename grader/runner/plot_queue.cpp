@@ -74,6 +74,17 @@ QueuedPicture draw_request(const fs::path& request, const fs::path& root, PlotSe
     return picture;
 }
 
+// When a request was asked for (gpulab/plot.h's draw_plot writes the time in nanoseconds and its process's count),
+// for finish() to list the pictures in that order; (0, 0) where the request does not say.
+std::pair<long long, long long> asked_when(const fs::path& request) {
+    try {
+        const nlohmann::json r = nlohmann::json::parse(std::ifstream(request));
+        return {r.value("asked_ns", 0LL), r.value("count", 0LL)};
+    } catch (const std::exception&) {
+        return {0, 0};
+    }
+}
+
 // A worker: takes each request no other worker has taken (a rename, which only one can win), draws it with its own
 // warm Python, writes its outcome beside it (<request>.done, with when it was asked for), and ends once gpulab-grade
 // has said that no more will come and none is left.
@@ -84,16 +95,16 @@ void work(const fs::path& folder, const fs::path& root) {
         const bool last_round = fs::exists(folder / kStopFile);
         for (const fs::path& request : waiting_requests(folder)) {
             std::error_code ignored;
-            const auto asked = fs::last_write_time(request, ignored).time_since_epoch().count();
             fs::path taken = request;
             taken.replace_extension(kTaken);
             if (std::rename(request.c_str(), taken.c_str()) != 0) continue;  // another worker's
+            const std::pair<long long, long long> asked = asked_when(taken);
             const QueuedPicture p = draw_request(taken, root, server);
             fs::path done = request;
             done.replace_extension(".done");
             std::ofstream(done.string() + ".part")
                 << nlohmann::json{{"picture", p.picture}, {"drawn", p.drawn}, {"skipped_because", p.skipped_because},
-                                  {"asked", asked}}.dump()
+                                  {"asked", {asked.first, asked.second}}}.dump()
                 << "\n";
             fs::rename(done.string() + ".part", done, ignored);
             fs::remove(taken, ignored);
@@ -148,7 +159,7 @@ std::vector<QueuedPicture> PlotQueue::finish() {
         }
     }
     workers_.clear();
-    std::vector<std::pair<long long, QueuedPicture>> done;
+    std::vector<std::pair<std::pair<long long, long long>, QueuedPicture>> done;
     std::vector<fs::path> unfinished;
     std::error_code ignored;
     for (const auto& entry : fs::directory_iterator(folder, ignored)) {
@@ -156,9 +167,10 @@ std::vector<QueuedPicture> PlotQueue::finish() {
         if (entry.path().extension() != ".done") continue;
         try {
             const nlohmann::json j = nlohmann::json::parse(std::ifstream(entry.path()));
-            done.push_back({j.at("asked").get<long long>(), {j.at("picture"), j.at("drawn"), j.at("skipped_because")}});
+            done.push_back({j.at("asked").get<std::pair<long long, long long>>(),
+                            {j.at("picture"), j.at("drawn"), j.at("skipped_because")}});
         } catch (const std::exception& e) {
-            done.push_back({0, {entry.path().string(), false, std::string("its outcome cannot be read: ") + e.what()}});
+            done.push_back({{0, 0}, {entry.path().string(), false, std::string("its outcome cannot be read: ") + e.what()}});
         }
     }
     std::stable_sort(done.begin(), done.end(), [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -78,7 +78,12 @@ bool queue_request(const char* queue, const std::string& kind, const std::string
                    const std::vector<std::string>& extra_args, int time_limit_s) {
     static int count = 0;
     const std::string name = std::string(queue) + "/" + std::to_string(::getpid()) + "-" + std::to_string(++count);
-    nlohmann::json request{{"kind", kind}, {"data", data_path}, {"args", extra_args}, {"limit_s", time_limit_s}};
+    // When it was asked for, to the nanosecond, and this process's count: the queue lists the pictures in that order
+    // (a file's time is too coarse: two requests written within one tick of it came back in either order).
+    const long long asked_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch()).count();
+    nlohmann::json request{{"kind", kind},          {"data", data_path},  {"args", extra_args},
+                           {"limit_s", time_limit_s}, {"asked_ns", asked_ns}, {"count", count}};
     {
         std::ofstream out(name + ".part");
         out << request.dump() << "\n";

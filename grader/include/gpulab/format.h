@@ -1,6 +1,7 @@
 // Numbers as grader messages and test names show them.
 #pragma once
 
+#include <cmath>
 #include <sstream>
 #include <string>
 
@@ -22,7 +23,7 @@ inline std::string fixed(double value, int digits) {
 }
 
 // A share of 1 as a whole percentage ("86%"); "?" for a share not measured (NaN).
-inline std::string pct(double share) { return share != share ? "?" : fixed(100 * share, 0) + "%"; }
+inline std::string pct(double share) { return std::isnan(share) ? "?" : fixed(100 * share, 0) + "%"; }
 
 inline std::string sci(double value, int digits = 2) {
     std::ostringstream out;

@@ -930,7 +930,7 @@ fs::path write_report_page(const fs::path& out, const json& summary, const std::
             shown.push_back({source.string(), error || relative.empty() ? source.string() : relative.string()});
         }
         pictures.push_back(std::move(shown));
-        for (const char* log : {"tests.log", "cpu/tests.log", "build.log"})
+        for (const char* log : {"tests.log", "cpu/tests.log", "cpu-reports/tests.log", "build.log"})
             if (fs::exists(out / lab.lab / log)) lab.logs.push_back({lab.lab + "/" + log, lab.lab + "/" + log});
     }
     const fs::path page = out / "report.html";

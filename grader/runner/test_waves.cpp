@@ -126,7 +126,7 @@ public:
         const std::map<std::string, std::vector<std::string>> after_of = listed_tests(plan_.config, "after");
         for (const Json& test : plan_.config.at("tests"))
             if (!decided_.count(test.at("id"))) waiting_.insert(test.at("id").get<std::string>());
-        for (int wave = 0; (!waiting_.empty() || beside_) && session_.tampering.empty(); ++wave) {
+        for (int wave = 0; (!waiting_.empty() || !beside_.empty()) && session_.tampering.empty(); ++wave) {
             const WavePlan next = plan_wave(waiting_, requires_of, plan_.timed_ids,
                                             [&](const std::string& id) { return passed_or_not_run(session_, id); },
                                             after_of, running_beside_);
@@ -157,7 +157,9 @@ public:
 
 private:
     // CPU execution mode's part of a wave runs beside the waves after it (wave_plan.h): the timed tests that require
-    // its counts start while it counts. One such session at a time: a second would share its work folder.
+    // its counts start while it counts. Its report tests (Report.AccessAnalysis, seconds of counting that nothing
+    // requires) run in a second process beside the first, in a folder of their own (`<mode>-reports`): a count
+    // protects pages of its whole process, so two counts in one process take turns, and in two they do not.
     void start_beside(SessionSpec spec) {
         join_beside();
         // Two cores stay with the GPU's part, whose timed launches are issued by one host thread.
@@ -168,13 +170,25 @@ private:
         // their session ends.
         for (const std::string& id : spec.only_ids)
             if (waiting_.count(id)) running_beside_.insert(id);
-        beside_ = std::async(std::launch::async, [spec = std::move(spec)] { return run_session(spec); });
+        std::set<std::string> reports;
+        for (const std::string& id : spec.only_ids)
+            if (plan_.request.reports && plan_.report_ids.count(id)) reports.insert(id);
+        if (!reports.empty() && reports.size() < spec.only_ids.size()) {
+            SessionSpec report_part = spec;
+            report_part.only_ids = reports;
+            for (const std::string& id : reports) spec.only_ids.erase(id);
+            report_part.work_dir = spec.work_dir + "-reports";
+            report_part.continues = !modes_started_.insert(report_part.work_dir).second;
+            report_part.listed = nullptr;   // listed in its own process: two sessions must not fill one list
+            beside_.push_back(std::async(std::launch::async, [part = std::move(report_part)] { return run_session(part); }));
+        }
+        beside_.push_back(std::async(std::launch::async, [spec = std::move(spec)] { return run_session(spec); }));
     }
 
     void join_beside() {
-        if (!beside_) return;
-        merge_part(beside_->get(), session_);
-        beside_.reset();
+        if (beside_.empty()) return;
+        for (std::future<SessionResult>& part : beside_) merge_part(part.get(), session_);
+        beside_.clear();
         running_beside_.clear();
         drop_placeholders(session_);
     }
@@ -239,7 +253,7 @@ private:
     std::map<std::string, std::vector<std::string>> listed_;  // each grader binary's tests, listed once
     SessionResult session_;
     std::set<std::string> decided_, waiting_;
-    std::optional<std::future<SessionResult>> beside_;  // CPU execution mode's part, running beside (start_beside)
+    std::vector<std::future<SessionResult>> beside_;  // CPU execution mode's part, running beside (start_beside)
     std::set<std::string> running_beside_;               // its tests, not decided until it ends
     std::string seed_;
     std::set<std::string> modes_started_;

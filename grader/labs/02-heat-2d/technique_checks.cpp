@@ -136,17 +136,8 @@ void check_computes_from_shared_tile() {
     gpulab::KernelConfiguration config = grid2d_grading::launch_configuration(structure);
     config.where = structure.call + " (Technique.SharedMemoryTile's launch)";
     runs.structure.push_back({"", config});
-    const grid2d_grading::TiledStencil stencil{
-        .output = "interior cell", .element = "cell", .input = "`in`", .naive = "the naive stencil", .naive_reads = 5,
-        .neighbourhood = "the cell and its four neighbours", .halo = grid2d_grading::Halo::edges,
-        .launch = "launch_step_tiled", .kernel = "ftcs_tiled", .correctness_test = "TiledStep.MatchesOracle",
-        .speed_test = "Speed.TiledThroughput", .suggested_tiles = {{32, 8}},
-        .shared = {.kernel = "your tiled kernel", .tile = "its tile",
-                   .implies = "A tiled kernel reads the 5 values each cell needs (the cell and its four neighbours) from "
-                              "its tile, and stages about 1.3 values per cell there (its block's cells and their halo): "
-                              "about 3.8 reads per value staged with 32 x 8 blocks"},
-        .counted_kernel = "your tiled kernel", .counted_element = "input", .counted_per = "cell", .element_bytes = 4};
-    grid2d_grading::check_reads_per_output(stencil, spec.at("max_reads_per_cell"), runs);
+    grid2d_grading::check_reads_per_output(grid2d_grading::tiled_stencil_of(section("technique").at("stencil")),
+                                           spec.at("max_reads_per_cell"), runs);
 }
 
 }  // namespace heat_2d_grading

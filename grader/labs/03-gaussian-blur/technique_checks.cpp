@@ -131,17 +131,8 @@ void check_computes_from_shared_tile() {
         config.where = structure.call + " (Technique.TiledUsesSharedTile's launch)";
         runs.structure.push_back({group_of(c), config});
     }
-    const grid2d_grading::TiledStencil stencil{
-        .output = "output byte", .element = "pixel", .input = "the input", .naive = "the naive kernel", .naive_reads = 9,
-        .neighbourhood = "all 9 values of the 3x3 neighbourhood", .halo = grid2d_grading::Halo::edges_and_corners,
-        .launch = "launch_blur_tiled", .kernel = "the tiled kernel", .correctness_test = "Tiled.MatchesOracle",
-        .speed_test = "Speed.TiledThroughput", .suggested_tiles = {{8, 8}, {16, 16}},
-        .shared = {.kernel = "your tiled blur", .tile = "its tile",
-                   .implies = "A tiled blur reads the 9 values each output byte needs (its channel of the 3x3 "
-                              "neighbourhood) from its tile, and stages about 1.3 values per output byte there (its "
-                              "block's pixels and their halo): about 7 reads per value staged with 16 x 16 blocks"},
-        .counted_kernel = "your tiled blur", .counted_element = "input", .counted_per = "output byte", .element_bytes = 1};
-    grid2d_grading::check_reads_per_output(stencil, spec.at("max_reads_per_byte"), runs);
+    grid2d_grading::check_reads_per_output(grid2d_grading::tiled_stencil_of(section("technique").at("stencil")),
+                                           spec.at("max_reads_per_byte"), runs);
 }
 
 }  // namespace gaussian_blur_grading

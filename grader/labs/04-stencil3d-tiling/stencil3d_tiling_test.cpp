@@ -31,15 +31,9 @@ TEST_P(TiledStencil, MatchesOracle) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, NaiveStencil, testing::ValuesIn(correctness_cases()), case_name);
-// Both kernels at the timed sizes, in a dry run: instances of their MatchesOracle.
-const bool kTimedGeometry = gpulab::add_geometry_checks([] {
-    auto checks = timed_geometry_checks(Technique::naive, "NaiveStencil");
-    for (auto& check : timed_geometry_checks(Technique::tiled, "TiledStencil")) checks.push_back(std::move(check));
-    return with_timed_draws(std::move(checks));  // their buffers as the speed test draws them
-});
-// The expert stencil beside the tiled kernel in the GPU profile, where the build has the expert.
-const bool kExpertProfile =
-    gpulab::set_expert_beside([] { return expert_beside_launch("TiledStencil"); });
+// Both kernels at the timed sizes, in a dry run (instances of their MatchesOracle); the expert beside the tiled one.
+const bool kTimedLaunches =
+    register_timed_launches({{Technique::naive, "NaiveStencil"}, {Technique::tiled, "TiledStencil"}}, "TiledStencil");
 INSTANTIATE_TEST_SUITE_P(Sizes, TiledStencil, testing::ValuesIn(correctness_cases()), case_name);
 
 TEST(Technique, SharedMemoryTile) {

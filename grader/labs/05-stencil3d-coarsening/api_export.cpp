@@ -5,15 +5,9 @@
 
 namespace {
 
-using namespace stencil3d_grading;
-
-Stencil3dApi make_table() {
-    Stencil3dApi table{{"05-stencil3d-coarsening"}, {}, {}};
-    table.kernels[int(Technique::coarsened)] = {&stencil3d::launch_stencil_coarsened, &stencil3d::launch_stencil_coarsened};
-    return table;
-}
-
-const Stencil3dApi table = make_table();
+const stencil3d_grading::Stencil3dApi table = stencil3d_grading::one_kernel_table(
+    "05-stencil3d-coarsening", stencil3d_grading::Technique::coarsened,
+    {&stencil3d::launch_stencil_coarsened, &stencil3d::launch_stencil_coarsened});
 
 }  // namespace
 

@@ -20,12 +20,8 @@ TEST_P(CoarsenedStencil, MatchesOracle) {
     check_matches_oracle(kTechnique, GetParam());
 }
 INSTANTIATE_TEST_SUITE_P(Sizes, CoarsenedStencil, testing::ValuesIn(correctness_cases()), case_name);
-// The kernel at the timed sizes, in a dry run: instances of CoarsenedStencil.MatchesOracle.
-const bool kTimedGeometry =
-    gpulab::add_geometry_checks([] { return with_timed_draws(timed_geometry_checks(Technique::coarsened, "CoarsenedStencil")); });
-// The expert stencil beside it in the GPU profile, where the build has the expert.
-const bool kExpertProfile =
-    gpulab::set_expert_beside([] { return expert_beside_launch("CoarsenedStencil"); });
+// The kernel at the timed sizes, in a dry run (instances of CoarsenedStencil.MatchesOracle), with the expert beside it.
+const bool kTimedLaunches = register_timed_launches({{kTechnique, "CoarsenedStencil"}}, "CoarsenedStencil");
 
 TEST(Technique, CoarsenedInZ) { check_structure(kTechnique); }
 TEST(Technique, ComputesFromSharedPlanes) { check_reads(kTechnique); }

@@ -5,15 +5,9 @@
 
 namespace {
 
-using namespace stencil3d_grading;
-
-Stencil3dApi make_table() {
-    Stencil3dApi table{{"06-stencil3d-register-tiling"}, {}, {}};
-    table.kernels[int(Technique::register_tiled)] = {&stencil3d::launch_stencil_register_tiled, &stencil3d::launch_stencil_register_tiled};
-    return table;
-}
-
-const Stencil3dApi table = make_table();
+const stencil3d_grading::Stencil3dApi table = stencil3d_grading::one_kernel_table(
+    "06-stencil3d-register-tiling", stencil3d_grading::Technique::register_tiled,
+    {&stencil3d::launch_stencil_register_tiled, &stencil3d::launch_stencil_register_tiled});
 
 }  // namespace
 

@@ -20,12 +20,8 @@ TEST_P(RegisterTiledStencil, MatchesOracle) {
     check_matches_oracle(kTechnique, GetParam());
 }
 INSTANTIATE_TEST_SUITE_P(Sizes, RegisterTiledStencil, testing::ValuesIn(correctness_cases()), case_name);
-// The kernel at the timed sizes, in a dry run: instances of RegisterTiledStencil.MatchesOracle.
-const bool kTimedGeometry =
-    gpulab::add_geometry_checks([] { return with_timed_draws(timed_geometry_checks(Technique::register_tiled, "RegisterTiledStencil")); });
-// The expert stencil beside it in the GPU profile, where the build has the expert.
-const bool kExpertProfile =
-    gpulab::set_expert_beside([] { return expert_beside_launch("RegisterTiledStencil"); });
+// The kernel at the timed sizes, in a dry run (instances of RegisterTiledStencil.MatchesOracle), with the expert beside it.
+const bool kTimedLaunches = register_timed_launches({{kTechnique, "RegisterTiledStencil"}}, "RegisterTiledStencil");
 
 TEST(Technique, RegisterTiling) { check_structure(kTechnique); }
 TEST(Technique, ComputesFromSharedPlane) { check_reads(kTechnique); }

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 namespace grid2d_grading {
 
@@ -144,6 +145,26 @@ void record_timed_count(const TiledStencil& s, const TimedRun& timed, const gpul
 }
 
 }  // namespace
+
+TiledStencil tiled_stencil_of(const gpulab::Json& j) {
+    TiledStencil s;
+    s.output = j.at("output"), s.element = j.at("element"), s.input = j.at("input"), s.naive = j.at("naive");
+    s.naive_reads = j.at("naive_reads");
+    s.neighbourhood = j.at("neighbourhood");
+    const std::string halo = j.at("halo");
+    if (halo != "edges" && halo != "edges_and_corners")
+        throw std::runtime_error("lab.json technique.stencil.halo: \"" + halo + "\" is neither edges nor edges_and_corners");
+    s.halo = halo == "edges" ? Halo::edges : Halo::edges_and_corners;
+    s.launch = j.at("launch"), s.kernel = j.at("kernel");
+    s.correctness_test = j.at("correctness_test"), s.speed_test = j.at("speed_test");
+    for (const gpulab::Json& tile : j.at("suggested_tiles")) s.suggested_tiles.push_back({tile.at(0), tile.at(1)});
+    const gpulab::Json& shared = j.at("shared");
+    s.shared = {shared.at("kernel"), shared.at("tile"), shared.at("implies")};
+    const gpulab::Json& counted = j.at("counted");
+    s.counted_kernel = counted.at("kernel"), s.counted_element = counted.at("element"), s.counted_per = counted.at("per");
+    s.element_bytes = counted.at("element_bytes");
+    return s;
+}
 
 void check_reads_per_output(const TiledStencil& s, double bound, const TechniqueRuns& runs) {
     const std::string unit = unit_of(s);

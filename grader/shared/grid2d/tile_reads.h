@@ -13,6 +13,7 @@
 #pragma once
 
 #include "gpulab/counted_work.h"
+#include "gpulab/lab_config.h"
 #include "gpulab/launch_geometry.h"
 #include "gpulab/launch_recorder.h"
 #include "gpulab/read_counter.h"
@@ -77,8 +78,9 @@ gpulab::KernelConfiguration launch_configuration(const gpulab::GeometryCheck& ch
 void expect_timed_launch_configured_as(const gpulab::KernelConfiguration& structure, const gpulab::GeometryCheck& timed,
                                        const std::string& launcher);
 
-// What the test says about a lab's stencil: its names and nouns. Every sentence is made from these and the halo
-// model above, so a tile size the advice suggests comes with the reads it gives.
+// What the test says about a lab's stencil: its names and nouns (lab.json technique.stencil: tiled_stencil_of). Every
+// sentence is made from these and the halo model above, so a tile size the advice suggests comes with the reads it
+// gives.
 struct TiledStencil {
     std::string output;          // what a read count is per: "interior cell", "output byte"
     std::string element;         // what a tile holds: "cell", "pixel"
@@ -97,6 +99,10 @@ struct TiledStencil {
     std::string counted_kernel, counted_element = "input", counted_per;
     double element_bytes = 4;
 };
+
+// lab.json technique.stencil: the fields above by name, "halo" "edges" or "edges_and_corners", "shared" the wording
+// of gpulab/shared_reads.h, "counted" {kernel, element, per, element_bytes}.
+TiledStencil tiled_stencil_of(const gpulab::Json& stencil);
 
 struct TechniqueRuns {
     std::vector<std::function<CountedRun()>> small;  // the lab's sizes, and one drawn for this run

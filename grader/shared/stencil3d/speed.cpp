@@ -360,6 +360,16 @@ gpulab::TimedLaunchName expert_beside_launch(const char* suite) {
     return {};
 }
 
+bool register_timed_launches(std::vector<TimedSuite> suites, const char* expert_beside) {
+    gpulab::add_geometry_checks([suites] {
+        std::vector<gpulab::GeometryCheck> checks;
+        for (const TimedSuite& s : suites)
+            for (gpulab::GeometryCheck& check : timed_geometry_checks(s.technique, s.suite)) checks.push_back(std::move(check));
+        return with_timed_draws(std::move(checks));  // their buffers as the speed test draws them
+    });
+    return gpulab::set_expert_beside([expert_beside] { return expert_beside_launch(expert_beside); });
+}
+
 void report_progression() {
     GPULAB_REQUIRE_GPU();
     const gpulab::Json& spec = section("progression");

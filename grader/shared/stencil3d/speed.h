@@ -25,6 +25,16 @@ std::vector<gpulab::GeometryCheck> timed_geometry_checks(Technique t, const char
 // roofline's size (the first float speed case).
 gpulab::TimedLaunchName expert_beside_launch(const char* suite);
 
+// A lab's timed launches, registered once from its test file: each technique's kernel at the timed sizes as
+// instances of its suite's MatchesOracle (a dry run with the speed test's draws: with_timed_draws), and the expert
+// beside `expert_beside`'s launch in the GPU profile, where the build has the expert. Returns true, for the
+// initializer of a static.
+struct TimedSuite {
+    Technique technique;
+    const char* suite;  // "TiledStencil"
+};
+bool register_timed_launches(std::vector<TimedSuite> suites, const char* expert_beside);
+
 // Report.Progression: naive -> tiled -> coarsened -> register-tiled at lab.json "progression" sizes,
 // the student's kernels where this lab has them and every technique's reference (another lab's, for
 // techniques this lab does not teach), all timed in one interleaved run.

@@ -48,6 +48,13 @@ struct Stencil3dApi {
     const StencilLaunchers& of(Technique t) const { return kernels[int(t)]; }
 };
 
+// The table of a lab that teaches one kernel (labs 05 and 06): `launch` under its technique, the rest null.
+inline Stencil3dApi one_kernel_table(const char* lab, Technique t, StencilLaunchers launch) {
+    Stencil3dApi table{{lab}, {}, {}};
+    table.kernels[int(t)] = launch;
+    return table;
+}
+
 // "naive", "tiled", "coarsened", "register-tiled".
 const char* technique_name(Technique t);
 // The launch function a student writes for it: "launch_stencil_tiled".

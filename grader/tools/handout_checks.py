@@ -35,6 +35,8 @@ BEGIN_RE = re.compile(r"<!-- grader-checks[^>]*-->")
 # Top-level lab.json keys that are not numbers a kernel is held to (or are instructor-only).
 NOT_NUMBERS = {"lab", "title", "sources", "expert", "grader_shared", "companions", "grader_links", "tests",
                "test_timeout_s", "cpu_mode"}
+# Nested sections that hold the grader's wording about a lab's kernel, not numbers it is held to.
+WORDING = {"technique.stencil"}
 
 
 # ---- Formatting lab.json values --------------------------------------------------------------------------
@@ -1075,6 +1077,8 @@ def generated_section(lab, config, described):
         if key in NOT_NUMBERS:
             continue
         for path in leaves(value, key):
+            if any(path == w or path.startswith(w + ".") for w in WORDING):
+                continue
             if not any(path == u or path.startswith(u + ".") for u in used):
                 rest.append(f"{path} = {fmt_value(get_path(config, path))}")
     if rest:

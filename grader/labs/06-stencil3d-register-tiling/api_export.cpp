@@ -3,12 +3,5 @@
 #include "stencil3d_api.h"
 #include "stencil3d_register_tiling.h"
 
-namespace {
-
-const stencil3d_grading::Stencil3dApi table = stencil3d_grading::one_kernel_table(
-    "06-stencil3d-register-tiling", stencil3d_grading::Technique::register_tiled,
-    {&stencil3d::launch_stencil_register_tiled, &stencil3d::launch_stencil_register_tiled});
-
-}  // namespace
-
-GPULAB_EXPORT_LAB_API(table)
+STENCIL3D_EXPORT_ONE_KERNEL("06-stencil3d-register-tiling", stencil3d_grading::Technique::register_tiled,
+                            stencil3d::launch_stencil_register_tiled)

@@ -55,6 +55,14 @@ inline Stencil3dApi one_kernel_table(const char* lab, Technique t, StencilLaunch
     return table;
 }
 
+// A one-kernel lab's api_export.cpp: exports `launch` (its launch function, a template of both precisions) as
+// `technique`'s kernel of `lab`.
+#define STENCIL3D_EXPORT_ONE_KERNEL(lab, technique, launch)                                                 \
+    namespace {                                                                                             \
+    const stencil3d_grading::Stencil3dApi table = stencil3d_grading::one_kernel_table(lab, technique, {&launch, &launch}); \
+    }                                                                                                       \
+    GPULAB_EXPORT_LAB_API(table)
+
 // "naive", "tiled", "coarsened", "register-tiled".
 const char* technique_name(Technique t);
 // The launch function a student writes for it: "launch_stencil_tiled".

@@ -109,25 +109,40 @@ constexpr unsigned long long kMaxAccessesRecount = 100000;
 
 }  // namespace
 
-AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions options,
-                             const AccessCountPlan& plan) {
-    AccessFigures f;
-    f.suite = launch.suite, f.instance = launch.instance, f.call = launch.call;
+namespace {
+
+// The counts a launch's figures come from: the first (the configured sample, with shared memory where the lab asks
+// or no second count runs), the bytes per byte (the first's, or a recount reaching the interior) and the sector,
+// conflict and lane figures (a second count reaching the interior, where it ran).
+struct LaunchCounts {
+    TimedLaunchCount first;
+    WholeGridCount bytes;                 // the figures of bytes read per byte written
+    WholeGridCount whole;                 // sectors, conflicts and lanes
+    std::vector<unsigned> whole_page_every;
+    bool first_has_interior = true;
+    unsigned long long sector_blocks = 0;
+    bool capped = false;  // a block's shared accesses were counted in part
+};
+
+// The first count, and its repeat with shared memory where the lab left that to a second count that will not run.
+// False (with f.why) where a count was not available.
+bool count_first(const GeometryCheck& launch, TimedCountOptions& options, const AccessCountPlan& plan, AccessFigures& f,
+                 TimedLaunchCount& c, unsigned long long& want, bool& second) {
     options.shared.on = plan.first_count_shared;
     if (!options.max_accesses) options.max_accesses = kMaxAccessesPerCount;
-    TimedLaunchCount c = count_timed_launch(launch, options);
+    c = count_timed_launch(launch, options);
     f.seconds += c.seconds;
     f.blocks = c.blocks_run, f.grid_blocks = c.grid_blocks;
     if (!c.count.available) {
         f.why = c.count.why;
-        return f;
+        return false;
     }
     // The second count runs where the first does not reach the grid's interior and its blocks are not too dear.
-    unsigned long long want = 0;
+    want = 0;
     for (const CountedLaunch& l : c.count.counted_launches)
         if (l.sampled) want = std::max(want, sample_reaching_interior(l.grid, kInteriorBlocks));
-    const bool second = want > options.blocks && !options.ranges && c.blocks_run > 0 &&
-                        c.cpu_seconds / double(c.blocks_run) <= kDearBlockSeconds;
+    second = want > options.blocks && !options.ranges && c.blocks_run > 0 &&
+             c.cpu_seconds / double(c.blocks_run) <= kDearBlockSeconds;
     if (!options.shared.on && !second) {
         // The lab left shared memory to the second count, which will not run: the first counts it after all.
         options.shared.on = true;
@@ -136,97 +151,101 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
         f.seconds += c.seconds;
         if (!c.count.available) {
             f.why = c.count.why;
-            return f;
+            return false;
         }
     }
-    WholeGridCount first = c.whole_grid();
-    // Whether the first count holds an interior block (a first count of 8 blocks of a 3D grid holds only its
-    // corners), and the sample that would.
-    bool first_has_interior = true;
+    return true;
+}
+
+// The bytes per byte of the first count, or, where its sample holds no interior block (a first count of 8 blocks of a
+// 3D grid holds only its corners) and its blocks disagree, of a global-only recount on a sample that holds one.
+void count_bytes(const GeometryCheck& launch, const TimedCountOptions& options, AccessFigures& f, LaunchCounts& n) {
+    const TimedLaunchCount& c = n.first;
+    n.bytes = c.whole_grid();
     unsigned long long reach = 0;
     for (const CountedLaunch& l : c.count.counted_launches)
         if (l.sampled && sample_reaching_interior(l.grid, 1) > options.blocks) {
-            first_has_interior = false;
+            n.first_has_interior = false;
             reach = std::max(reach, sample_reaching_interior(l.grid, 1));
         }
-    if (const std::vector<double> per_block = bytes_per_byte_of_blocks(c.count);
-        !first_has_interior && !options.ranges && per_block.size() > 1 && c.blocks_run > 0) {
-        const auto [lo, hi] = std::minmax_element(per_block.begin(), per_block.end());
-        const double cost = c.cpu_seconds / double(c.blocks_run) * double(reach);
-        if (*hi > *lo * (1 + kCornerSpread) && cost <= kBytesCountSeconds) {
-            TimedCountOptions bytes = options;
-            bytes.blocks = reach;
-            bytes.shared = SharedCounting{};  // global memory only
-            const TimedLaunchCount b = count_timed_launch(launch, bytes);
-            f.seconds += b.seconds;
-            if (b.count.available && b.count.why.empty()) first = b.whole_grid();
-        }
+    const std::vector<double> per_block = bytes_per_byte_of_blocks(c.count);
+    if (n.first_has_interior || options.ranges || per_block.size() <= 1 || c.blocks_run == 0) return;
+    const auto [lo, hi] = std::minmax_element(per_block.begin(), per_block.end());
+    const double cost = c.cpu_seconds / double(c.blocks_run) * double(reach);
+    if (*hi <= *lo * (1 + kCornerSpread) || cost > kBytesCountSeconds) return;
+    TimedCountOptions bytes = options;
+    bytes.blocks = reach;
+    bytes.shared = SharedCounting{};  // global memory only
+    const TimedLaunchCount b = count_timed_launch(launch, bytes);
+    f.seconds += b.seconds;
+    if (b.count.available && b.count.why.empty()) n.bytes = b.whole_grid();
+}
+
+// The second count, for the figures of global memory: a sample of `want` blocks reaching the grid's interior.
+void count_second(const GeometryCheck& launch, const TimedCountOptions& options, const AccessCountPlan& plan,
+                  unsigned long long want, AccessFigures& f, LaunchCounts& n) {
+    const TimedLaunchCount& c = n.first;
+    double faults_per_block = 0;  // global accesses per block, every page counted
+    unsigned every = 1;
+    for (std::size_t b = 0; b < c.count.ranges.size(); ++b) {
+        const RangeCount& r = c.count.ranges[b];
+        faults_per_block += double(r.loads + r.stores) * c.page_every.at(b) / double(c.blocks_run);
+        every = std::max(every, c.page_every.at(b));
     }
-    WholeGridCount whole = first;
-    std::vector<unsigned> whole_page_every = c.page_every;
-    f.sector_blocks = c.blocks_run;
-    bool capped = c.count.shared.blocks_capped > 0;
-    // The second count, for the figures of global memory.
-    if (second) {
-        double faults_per_block = 0;  // global accesses per block, every page counted
-        unsigned every = 1;
-        for (std::size_t b = 0; b < c.count.ranges.size(); ++b) {
-            const RangeCount& r = c.count.ranges[b];
-            faults_per_block += double(r.loads + r.stores) * c.page_every.at(b) / double(c.blocks_run);
-            every = std::max(every, c.page_every.at(b));
-        }
-        // A sample small enough to count whole is counted on every page: a block that touches one or two pages (lab
-        // 01's 256 cells, 1 KB a buffer) is on a sampled page or not at all, so a sampled count of a few such blocks
-        // is all or nothing (lab 01's 26 blocks on one page in 16 found no request, and the table read 0% sector use
-        // against the H200's 86%).
-        if (double(want) * faults_per_block > kAllPagesFaults)
-            every = std::max<double>(every, std::ceil(double(want) * faults_per_block / kGlobalFaults));
-        // Each sampled page is a mapping of its own while counted: keep them few (a process may hold 65530).
-        if (every > 1) {
-            std::size_t largest = 0;
-            for (std::size_t bytes : launch.buffer_bytes) largest = std::max(largest, bytes);
-            every = std::max<double>(every, std::ceil(double(largest) / 4096.0 / kMaxSampledPages));
-        }
-        TimedCountOptions global;
-        global.blocks = want;
-        global.interior_run = 8;  // every alignment pattern of period up to 8 blocks along x, equally (BlockSample)
-        global.page_every.assign(launch.buffer_bytes.size(), every);
-        // Shared memory too: the first sample of a 3D grid is its 8 corners, whose blocks are cut short by the
-        // grid's far edges (lab 04's 8x8x8 double tile: 0.88 conflicts per load request there, 2 in every full
-        // block; an H200 measured 2.03 over the grid). Its pages are all counted (never sampled); one block of each
-        // class of the grid that holds 1% of it or more (a 3D grid's interior and 6 faces; a 2D grid's 9 classes up
-        // to 100 x 100 blocks) is counted, the rest run with their shared pages open (11 s instead of 4.6 for lab
-        // 04's six launches with every class, 27 blocks; the classes left out hold 0.3% of a 64^3 grid).
-        global.shared = options.shared;
-        global.shared.on = true;  // also where the lab leaves shared memory out of the first count (first_count_shared)
-        global.shared.blocks_per_class = 1;  // the same in every block of a class: one each is enough
-        global.shared.least_class_share = 0.01;  // and none in the corners and edges of a 3D grid: 0.3% of it
-        if (plan.second_shared_faults_per_block) global.shared.faults_per_block = plan.second_shared_faults_per_block;
-        const TimedLaunchCount g = count_timed_launch(launch, global);
-        f.seconds += g.seconds;
-        unsigned long long counted = 0;
-        for (const RangeCount& r : g.count.ranges) counted += r.loads + r.stores;
-        if (g.count.available && g.count.why.empty() && counted >= kLeastCountedAccesses) {
-            whole = g.whole_grid();
-            whole_page_every = g.page_every;
-            f.sector_blocks = g.blocks_run;
-            capped = capped || g.count.shared.blocks_capped > 0;
-        }
+    // A sample small enough to count whole is counted on every page: a block that touches one or two pages (lab
+    // 01's 256 cells, 1 KB a buffer) is on a sampled page or not at all, so a sampled count of a few such blocks
+    // is all or nothing (lab 01's 26 blocks on one page in 16 found no request, and the table read 0% sector use
+    // against the H200's 86%).
+    if (double(want) * faults_per_block > kAllPagesFaults)
+        every = std::max<double>(every, std::ceil(double(want) * faults_per_block / kGlobalFaults));
+    // Each sampled page is a mapping of its own while counted: keep them few (a process may hold 65530).
+    if (every > 1) {
+        std::size_t largest = 0;
+        for (std::size_t bytes : launch.buffer_bytes) largest = std::max(largest, bytes);
+        every = std::max<double>(every, std::ceil(double(largest) / 4096.0 / kMaxSampledPages));
     }
-    // Bank conflicts per request over the whole grid, each sampled block standing for its class (as the sectors).
-    const WholeGridShared& shared = whole.shared;
-    // Every figure is the whole launch's, estimated (estimate_whole_grid): each sampled block stands for its class
-    // of the grid. The output is what the launch wrote; its inputs are the other buffers it read: bytes per byte
-    // from the first count (every page where the lab counts every page: sampled pages of two buffers would make a
-    // noisy ratio), sector use from the second where it ran (a ratio on the same pages).
+    TimedCountOptions global;
+    global.blocks = want;
+    global.interior_run = 8;  // every alignment pattern of period up to 8 blocks along x, equally (BlockSample)
+    global.page_every.assign(launch.buffer_bytes.size(), every);
+    // Shared memory too: the first sample of a 3D grid is its 8 corners, whose blocks are cut short by the
+    // grid's far edges (lab 04's 8x8x8 double tile: 0.88 conflicts per load request there, 2 in every full
+    // block; an H200 measured 2.03 over the grid). Its pages are all counted (never sampled); one block of each
+    // class of the grid that holds 1% of it or more (a 3D grid's interior and 6 faces; a 2D grid's 9 classes up
+    // to 100 x 100 blocks) is counted, the rest run with their shared pages open (11 s instead of 4.6 for lab
+    // 04's six launches with every class, 27 blocks; the classes left out hold 0.3% of a 64^3 grid).
+    global.shared = options.shared;
+    global.shared.on = true;  // also where the lab leaves shared memory out of the first count (first_count_shared)
+    global.shared.blocks_per_class = 1;  // the same in every block of a class: one each is enough
+    global.shared.least_class_share = 0.01;  // and none in the corners and edges of a 3D grid: 0.3% of it
+    if (plan.second_shared_faults_per_block) global.shared.faults_per_block = plan.second_shared_faults_per_block;
+    const TimedLaunchCount g = count_timed_launch(launch, global);
+    f.seconds += g.seconds;
+    unsigned long long counted = 0;
+    for (const RangeCount& r : g.count.ranges) counted += r.loads + r.stores;
+    if (g.count.available && g.count.why.empty() && counted >= kLeastCountedAccesses) {
+        n.whole = g.whole_grid();
+        n.whole_page_every = g.page_every;
+        n.sector_blocks = g.blocks_run;
+        n.capped = n.capped || g.count.shared.blocks_capped > 0;
+    }
+}
+
+// The memory figures of the counts. Every figure is the whole launch's, estimated (estimate_whole_grid): each sampled
+// block stands for its class of the grid. The output is what the launch wrote; its inputs are the other buffers it
+// read: bytes per byte from the bytes count (every page where the lab counts every page: sampled pages of two buffers
+// would make a noisy ratio), sector use from the second where it ran (a ratio on the same pages). False (with f.why)
+// where the counted blocks wrote nothing. `m` gets the figures the diagnosis reads.
+bool fill_memory_figures(const LaunchCounts& n, AccessFigures& f, MemoryFigures& m) {
+    const TimedLaunchCount& c = n.first;
     double read = 0, written = 0, load_bytes = 0, store_bytes = 0;
-    for (const WholeGridEstimate& r : first.ranges) {
+    for (const WholeGridEstimate& r : n.bytes.ranges) {
         if (r.bytes_written > 0) written += r.bytes_written;
         else read += r.bytes_read;
     }
     double load_requests = 0, load_sectors = 0, store_requests = 0, store_sectors = 0;
     double load_lanes = 0, store_lanes = 0;
-    for (const WholeGridEstimate& r : whole.ranges) {
+    for (const WholeGridEstimate& r : n.whole.ranges) {
         load_bytes += r.bytes_read, store_bytes += r.bytes_written;
         load_requests += r.load_requests, load_sectors += r.load_sectors;
         store_requests += r.store_requests, store_sectors += r.store_sectors;
@@ -235,14 +254,14 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
     // The first count samples pages of each buffer: where its few blocks wrote only on pages it left out (a seed's
     // draw of lab 06's 512^3 float launch with 16-plane tiles), the second count's many blocks give the bytes.
     if (written == 0) {
-        for (const WholeGridEstimate& r : whole.ranges) {
+        for (const WholeGridEstimate& r : n.whole.ranges) {
             if (r.bytes_written > 0) written += r.bytes_written;
             else read += r.bytes_read;
         }
     }
     if (written == 0) {
         f.why = "the counted blocks wrote nothing";
-        return f;
+        return false;
     }
     f.available = true;
     if (c.count.stopped_early) f.counted_in_part = c.count.why;
@@ -255,6 +274,7 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
     f.store_sectors_per_request = ratio(store_sectors, store_requests);
     f.load_sectors_per_lane = ratio(load_sectors, load_lanes);
     f.store_sectors_per_lane = ratio(store_sectors, store_lanes);
+    // Bank conflicts per request over the whole grid, each sampled block standing for its class (as the sectors).
     const SharedCount& s = c.count.shared;
     // Shared counts are not scaled by page sampling: compare them with the bytes the same blocks wrote.
     double written_counted = 0;
@@ -262,13 +282,13 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
     // A block whose shared accesses were counted in part (its budget ran out) has no whole figure per byte.
     f.shared_bytes_read_per_output_byte =
         s.blocks_capped || !s.counted ? std::nan("") : ratio(double(s.bytes_read), written_counted);
-    f.shared_load_conflicts_per_request = ratio(shared.load_conflicts, shared.load_requests);
-    f.shared_store_conflicts_per_request = ratio(shared.store_conflicts, shared.store_requests);
-    f.shared_capped = capped;
+    f.shared_load_conflicts_per_request = ratio(n.whole.shared.load_conflicts, n.whole.shared.load_requests);
+    f.shared_store_conflicts_per_request = ratio(n.whole.shared.store_conflicts, n.whole.shared.store_requests);
+    f.shared_capped = n.capped;
     // Requests with idle lanes, from the count that reaches the grid's interior where its lanes are known there (a
     // stencil's boundary blocks idle their edge lanes: the first count of a 2D or 3D grid holds only those).
-    LaneFigures lanes = lane_figures(whole, whole_page_every);
-    if (lanes.requests <= 0 && first_has_interior) lanes = lane_figures(first, c.page_every);
+    LaneFigures lanes = lane_figures(n.whole, n.whole_page_every);
+    if (lanes.requests <= 0 && n.first_has_interior) lanes = lane_figures(n.bytes, c.page_every);
     if (lanes.requests > 0) {
         f.idle_lanes_known = true;
         f.idle_lane_request_share = lanes.idle / lanes.requests;
@@ -277,13 +297,26 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
                             : lanes.global               ? "global requests"
                                                          : "shared requests";
     }
-    const KernelConfiguration config = configuration_of(c.launches, launch.call);
+    if (load_requests > 0) m.load_sector_use = f.load_sector_use, m.load_sectors_per_lane = f.load_sectors_per_lane;
+    if (store_requests > 0) m.store_sector_use = f.store_sector_use, m.store_sectors_per_lane = f.store_sectors_per_lane;
+    m.shared_load_conflicts_per_request = f.shared_load_conflicts_per_request;
+    m.shared_store_conflicts_per_request = f.shared_store_conflicts_per_request;
+    if (f.idle_lanes_known)
+        m.idle_lane_request_share = f.idle_lane_request_share, m.active_lanes_per_request = f.active_lanes_per_request;
+    return true;
+}
+
+// The launched kernel's configuration and GPU resources, its occupancy, and the diagnosis of all the figures (`m`
+// holds the memory figures already).
+void fill_configuration_and_diagnosis(const std::vector<RecordedLaunch>& launches, const std::string& call,
+                                      AccessFigures& f, MemoryFigures& m) {
+    const KernelConfiguration config = configuration_of(launches, call);
     f.threads_per_block = config.block.x * config.block.y * config.block.z;
     f.shared_bytes = config.shared_bytes;
     f.kernel = config.kernel ? kernel_name_of(config.kernel) : "";
-    const auto main_launch = std::find_if(c.launches.begin(), c.launches.end(),
+    const auto main_launch = std::find_if(launches.begin(), launches.end(),
                                           [&](const RecordedLaunch& l) { return l.kernel == config.kernel; });
-    if (main_launch == c.launches.end()) {
+    if (main_launch == launches.end()) {
         f.resources_why = "no launch recorded";
     } else {
         try {
@@ -295,21 +328,35 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
         if (!f.resources_from.empty()) f.shared_bytes = f.gpu_static_shared + main_launch->dynamic_shared_bytes;
     }
     f.occupancy = theoretical_occupancy(f.threads_per_block, f.shared_bytes, f.registers);
-    MemoryFigures m;
     m.threads_per_block = f.threads_per_block;
     m.shared_bytes = f.shared_bytes;
     m.registers = f.registers;
     m.local_bytes = f.local_bytes;
-    if (load_requests > 0) m.load_sector_use = f.load_sector_use, m.load_sectors_per_lane = f.load_sectors_per_lane;
-    if (store_requests > 0) m.store_sector_use = f.store_sector_use, m.store_sectors_per_lane = f.store_sectors_per_lane;
-    m.shared_load_conflicts_per_request = f.shared_load_conflicts_per_request;
-    m.shared_store_conflicts_per_request = f.shared_store_conflicts_per_request;
-    if (f.idle_lanes_known)
-        m.idle_lane_request_share = f.idle_lane_request_share, m.active_lanes_per_request = f.active_lanes_per_request;
-    if (main_launch != c.launches.end())
+    if (main_launch != launches.end())
         m.grid_blocks = (unsigned long long)main_launch->grid.x * main_launch->grid.y * main_launch->grid.z;
     m.sm_count = device_facts().answered_sm_count;
     f.diagnoses = diagnose(m);
+}
+
+}  // namespace
+
+AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions options, const AccessCountPlan& plan) {
+    AccessFigures f;
+    f.suite = launch.suite, f.instance = launch.instance, f.call = launch.call;
+    LaunchCounts n;
+    unsigned long long want = 0;
+    bool second = false;
+    if (!count_first(launch, options, plan, f, n.first, want, second)) return f;
+    count_bytes(launch, options, f, n);
+    n.whole = n.bytes;
+    n.whole_page_every = n.first.page_every;
+    n.sector_blocks = n.first.blocks_run;
+    n.capped = n.first.count.shared.blocks_capped > 0;
+    if (second) count_second(launch, options, plan, want, f, n);
+    f.sector_blocks = n.sector_blocks;
+    MemoryFigures m;
+    if (!fill_memory_figures(n, f, m)) return f;
+    fill_configuration_and_diagnosis(n.first.launches, launch.call, f, m);
     return f;
 }
 

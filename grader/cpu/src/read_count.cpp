@@ -779,20 +779,20 @@ bool read_counting_supported(std::string* why) {
   return access_decoder_available(why);
 }
 
-AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const std::function<void()>& work,
-                                  const BlockSample* sample, const CountOptions* options) {
-  AccessCount result;
-  if (!read_counting_supported(&result.why)) return result;
-  std::lock_guard<std::mutex> one_at_a_time(g_count_mutex);
-  std::vector<Span> spans, prot;
-  std::vector<uintptr_t> shifts;
+namespace {
+
+// The counted ranges' spans, each buffer's offset from a 256-byte boundary (sectors are counted as the GPU aligns its
+// buffers), and the pages to protect, merged: a buffer's every page, or one in page_every. False (with `why`) where a
+// range is not inside a live device buffer.
+bool plan_protection(const std::vector<CountedRange>& ranges, std::vector<Span>& spans, std::vector<uintptr_t>& shifts,
+                     std::vector<Span>& merged, std::string& why) {
+  std::vector<Span> prot;
   for (size_t r = 0; r < ranges.size(); ++r) {
     char* start = nullptr;
     size_t size = 0;
     if (!device_allocation_of(ranges[r].begin, &start, &size)) {
-      result.why = format("count_device_accesses: range %zu: %p is not inside a live cudaMalloc buffer", r,
-                          ranges[r].begin);
-      return result;
+      why = format("count_device_accesses: range %zu: %p is not inside a live cudaMalloc buffer", r, ranges[r].begin);
+      return false;
     }
     const size_t offset = static_cast<const char*>(ranges[r].begin) - start;
     size_t bytes = ranges[r].bytes;
@@ -812,21 +812,18 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
       if (splitmix64(h) % ranges[r].page_every == 0) prot.push_back(Span{page, page + kPageSize});
     }
   }
-  if (sample && sample->count == 0) {
-    result.why = "count_device_accesses: a block sample of 0 blocks";
-    return result;
-  }
-  if (!access_decoder_reset(&result.why)) return result;
   std::sort(prot.begin(), prot.end(), [](const Span& a, const Span& b) { return a.lo < b.lo; });
-  std::vector<Span> merged;
   for (const Span& s : prot) {
     if (!merged.empty() && s.lo <= merged.back().hi) merged.back().hi = std::max(merged.back().hi, s.hi);
     else merged.push_back(s);
   }
-#if defined(__x86_64__) && defined(__linux__)
-  install_trap_handler();
-#endif
-  prepare_thread_for_kernels();  // the SIGSEGV handler
+  return true;
+}
+
+// The counter's state for one count: the pages, the ranges, the sample, the ceiling and the shared-memory budget,
+// all afresh.
+void start_count_state(std::vector<Span> merged, std::vector<Span> spans, std::vector<uintptr_t> shifts,
+                       const BlockSample* sample, const CountOptions* options) {
   g.paused = 0;
   g.prot = std::move(merged);
   g.ranges = std::move(spans);
@@ -868,7 +865,10 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
     std::sort(g.prot.begin(), g.prot.end(), by_start);
     set_shared_layout_observer(on_shared_layout);
   }
-  const unsigned long long launches_before = launch_count();
+}
+
+// Runs `work` with the pages protected and one worker, and opens them again however it ends.
+void run_counted(const std::function<void()>& work) {
   set_single_worker(true);
   protect_all();
   g.active = 1;
@@ -887,11 +887,12 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
       g.shared.clear();
       set_single_worker(false);
     }
-  };
-  {
-    Restore restore;
-    work();
-  }
+  } restore;
+  work();
+}
+
+// What the count found, with the reasons it is incomplete, if any.
+void collect_count(AccessCount& result, unsigned long long launches_before) {
   result.supported = true;
   result.ranges = g.totals;
   result.launches = launch_count() - launches_before;
@@ -911,6 +912,31 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
   if (g.undecoded)
     result.why += format("%s%llu accesses could not be decoded and were counted as one byte each",
                          result.why.empty() ? "" : "; ", g.undecoded);
+}
+
+}  // namespace
+
+AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const std::function<void()>& work,
+                                  const BlockSample* sample, const CountOptions* options) {
+  AccessCount result;
+  if (!read_counting_supported(&result.why)) return result;
+  std::lock_guard<std::mutex> one_at_a_time(g_count_mutex);
+  std::vector<Span> spans, merged;
+  std::vector<uintptr_t> shifts;
+  if (!plan_protection(ranges, spans, shifts, merged, result.why)) return result;
+  if (sample && sample->count == 0) {
+    result.why = "count_device_accesses: a block sample of 0 blocks";
+    return result;
+  }
+  if (!access_decoder_reset(&result.why)) return result;
+#if defined(__x86_64__) && defined(__linux__)
+  install_trap_handler();
+#endif
+  prepare_thread_for_kernels();  // the SIGSEGV handler
+  start_count_state(std::move(merged), std::move(spans), std::move(shifts), sample, options);
+  const unsigned long long launches_before = launch_count();
+  run_counted(work);
+  collect_count(result, launches_before);
   return result;
 }
 

@@ -209,6 +209,84 @@ void register_sanitizer_test() {
                           []() -> testing::Test* { return new SanitizerTest; });
 }
 
+namespace {
+
+// What the tools' runs found: the errors they reported, with each tool's count; runs that went wrong otherwise (a
+// time limit, a crash, a wrong output under the tool); and runs where the tool itself could not start.
+struct SanitizerOutcome {
+    std::vector<SanitizerFinding> findings;
+    std::vector<std::string> problems, could_not_run;
+    std::map<std::string, std::size_t> errors_by_tool;
+};
+
+void read_run(const SanitizerRun& run, const std::string& library, SanitizerOutcome& out) {
+    const std::vector<SanitizerFinding> found = parse_sanitizer_output(run.tool, run.output);
+    const bool started_workload = run.output.find(kStarted) != std::string::npos;
+    const bool finished_workload = run.output.find(kFinished) != std::string::npos;
+    // A clean exit is the tool's word that it found no error; racecheck's warnings count all the same (it
+    // reports nothing for a benign race, such as threads storing the same value: what it reports is a race).
+    const bool clean_exit = run.exited() && run.code() == 0;
+    if ((!found.empty() && (!clean_exit || run.tool == "racecheck")) || (run.exited() && run.code() == kToolFoundErrors)) {
+        out.errors_by_tool[run.tool] = found.size();
+        for (SanitizerFinding f : found) {
+            f.source_path = readable_source(f.source_path, library);
+            out.findings.push_back(f);
+        }
+        if (found.empty())  // the tool said it found errors in words this parser does not know: show them
+            out.problems.push_back(run.tool + " reported errors:\n" + run.output.substr(0, 3000));
+        return;
+    }
+    if (run.timed_out) {
+        out.problems.push_back("under " + run.tool + ", the kernels did not finish within " +
+                               std::to_string(tool_time_limit_s()) +
+                               " s (they run once each, on a few thousand cells): a loop that runs far too long?");
+        return;
+    }
+    if (clean_exit) return;
+    if (!started_workload) {  // the tool itself could not start (no driver support, a device it cannot use)
+        std::string tail = run.output.substr(run.output.size() > 600 ? run.output.size() - 600 : 0);
+        std::replace(tail.begin(), tail.end(), '\n', ' ');
+        out.could_not_run.push_back(run.tool + ": " + tail);
+        return;
+    }
+    // The workload ran and ended badly with a clean report: a wrong output under the tool, or a crash.
+    std::istringstream lines(run.output);
+    std::string line, wrong;
+    while (std::getline(lines, line))
+        if (line.rfind(kWrongOutput, 0) == 0) wrong += "\n    " + line.substr(std::strlen(kWrongOutput));
+    if (!wrong.empty())
+        out.problems.push_back("under " + run.tool + " (which reported nothing), these outputs were wrong, although "
+                               "they were right in the correctness tests:" + wrong +
+                               "\n  A kernel whose result depends on how its threads are scheduled (a race on "
+                               "global memory, or a missing barrier the tool cannot see) does this.");
+    else
+        out.problems.push_back("under " + run.tool + ", the kernels' run ended early (" +
+                               (run.exited() ? "exit status " + std::to_string(run.code())
+                                             : std::string("signal ") + std::to_string(WTERMSIG(run.status))) +
+                               (finished_workload ? "" : ", before every kernel ran") + "):\n" +
+                               run.output.substr(run.output.size() > 1500 ? run.output.size() - 1500 : 0));
+}
+
+// The folder for the tools' output: under $GPULAB_SANITIZER_LOG_DIR, kept there for a person to read, or a temporary
+// one under $TMPDIR, removed once read. Empty (the test failed as a grader error) where none can be made.
+std::string sanitizer_output_folder(bool& keep) {
+    const char* kept = std::getenv("GPULAB_SANITIZER_LOG_DIR");
+    const char* tmp = std::getenv("TMPDIR");
+    keep = kept && *kept;
+    std::string pattern = (keep ? std::string(kept) : tmp && *tmp ? std::string(tmp) : std::string("/tmp")) +
+                          "/gpulab-sanitizer-XXXXXX";
+    if (keep) fs::create_directories(kept);
+    const char* made = ::mkdtemp(pattern.data());
+    if (!made) {
+        fail_as_grader_error("cannot make a folder for compute-sanitizer's output (" + pattern + "): " +
+                             std::strerror(errno) + "; set TMPDIR to a folder the grader may write");
+        return {};
+    }
+    return made;
+}
+
+}  // namespace
+
 void check_kernels_with_sanitizer() {
     if (!workload_added()) {
         fail_as_grader_error("lab.json lists Sanitizer.NoErrors, and the lab's grader adds no workload for it "
@@ -231,93 +309,34 @@ void check_kernels_with_sanitizer() {
         fail_as_grader_error("the student's library was not handed over: run the grader through gpulab-grade");
         return;
     }
-    // $GPULAB_SANITIZER_LOG_DIR keeps the tools' full output there (for a person to read); by default it goes to
-    // a temporary folder, removed once read.
-    const char* keep = std::getenv("GPULAB_SANITIZER_LOG_DIR");
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = (keep && *keep ? std::string(keep) : tmp && *tmp ? std::string(tmp) : std::string("/tmp")) +
-                          "/gpulab-sanitizer-XXXXXX";
-    if (keep && *keep) fs::create_directories(keep);
-    const char* made = ::mkdtemp(pattern.data());
-    if (!made) {
-        fail_as_grader_error("cannot make a folder for compute-sanitizer's output (" + pattern + "): " +
-                             std::strerror(errno) + "; set TMPDIR to a folder the grader may write");
-        return;
-    }
-    const fs::path dir = made;
+    bool keep = false;
+    const std::string folder = sanitizer_output_folder(keep);
+    if (folder.empty()) return;
+    const fs::path dir = folder;
     const auto started = std::chrono::steady_clock::now();
     const std::vector<SanitizerRun> runs = run_tools(sanitizer, library, dir);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-
-    std::vector<SanitizerFinding> findings;
-    std::vector<std::string> problems, could_not_run;
-    std::map<std::string, std::size_t> errors_by_tool;
-    for (const SanitizerRun& run : runs) {
-        const std::vector<SanitizerFinding> found = parse_sanitizer_output(run.tool, run.output);
-        const bool started_workload = run.output.find(kStarted) != std::string::npos;
-        const bool finished_workload = run.output.find(kFinished) != std::string::npos;
-        // A clean exit is the tool's word that it found no error; racecheck's warnings count all the same (it
-        // reports nothing for a benign race, such as threads storing the same value: what it reports is a race).
-        const bool clean_exit = run.exited() && run.code() == 0;
-        if ((!found.empty() && (!clean_exit || run.tool == "racecheck")) ||
-            (run.exited() && run.code() == kToolFoundErrors)) {
-            errors_by_tool[run.tool] = found.size();
-            for (SanitizerFinding f : found) {
-                f.source_path = readable_source(f.source_path, library);
-                findings.push_back(f);
-            }
-            if (found.empty())  // the tool said it found errors in words this parser does not know: show them
-                problems.push_back(run.tool + " reported errors:\n" + run.output.substr(0, 3000));
-            continue;
-        }
-        if (run.timed_out) {
-            problems.push_back("under " + run.tool + ", the kernels did not finish within " +
-                               std::to_string(tool_time_limit_s()) +
-                               " s (they run once each, on a few thousand cells): a loop that runs far too long?");
-            continue;
-        }
-        if (clean_exit) continue;
-        if (!started_workload) {  // the tool itself could not start (no driver support, a device it cannot use)
-            std::string tail = run.output.substr(run.output.size() > 600 ? run.output.size() - 600 : 0);
-            std::replace(tail.begin(), tail.end(), '\n', ' ');
-            could_not_run.push_back(run.tool + ": " + tail);
-            continue;
-        }
-        // The workload ran and ended badly with a clean report: a wrong output under the tool, or a crash.
-        std::istringstream lines(run.output);
-        std::string line, wrong;
-        while (std::getline(lines, line))
-            if (line.rfind(kWrongOutput, 0) == 0) wrong += "\n    " + line.substr(std::strlen(kWrongOutput));
-        if (!wrong.empty())
-            problems.push_back("under " + run.tool + " (which reported nothing), these outputs were wrong, although "
-                               "they were right in the correctness tests:" + wrong +
-                               "\n  A kernel whose result depends on how its threads are scheduled (a race on "
-                               "global memory, or a missing barrier the tool cannot see) does this.");
-        else
-            problems.push_back("under " + run.tool + ", the kernels' run ended early (" +
-                               (run.exited() ? "exit status " + std::to_string(run.code())
-                                             : std::string("signal ") + std::to_string(WTERMSIG(run.status))) +
-                               (finished_workload ? "" : ", before every kernel ran") + "):\n" +
-                               run.output.substr(run.output.size() > 1500 ? run.output.size() - 1500 : 0));
-    }
+    SanitizerOutcome out;
+    for (const SanitizerRun& run : runs) read_run(run, library, out);
     std::error_code ignored;
-    if (!keep || !*keep) fs::remove_all(dir, ignored);
+    if (!keep) fs::remove_all(dir, ignored);
 
     std::ostringstream figure;
     for (const char* tool : kTools)
         figure << (figure.tellp() ? ", " : "") << tool << " "
-               << (errors_by_tool.count(tool) ? std::to_string(errors_by_tool.at(tool)) : std::string("0"));
+               << (out.errors_by_tool.count(tool) ? std::to_string(out.errors_by_tool.at(tool)) : std::string("0"));
     testing::Test::RecordProperty("sanitizer_seconds", std::to_string(seconds));
-    if (findings.empty() && problems.empty() && !could_not_run.empty()) {
+    const bool clean = out.findings.empty() && out.problems.empty();
+    if (clean && !out.could_not_run.empty()) {
         std::string reasons;
-        for (const std::string& r : could_not_run) reasons += "; " + r;
+        for (const std::string& r : out.could_not_run) reasons += "; " + r;
         GTEST_SKIP() << "compute-sanitizer could not run here (" << sanitizer << ")" << reasons.substr(0, 800);
     }
-    record_figure(findings.empty() && problems.empty() ? "no errors (" + figure.str() + ")" : "errors: " + figure.str(),
+    record_figure(clean ? "no errors (" + figure.str() + ")" : "errors: " + figure.str(),
                   "no errors from racecheck, synccheck, memcheck, initcheck");
-    GPULAB_EXPECT(findings.empty()) << "compute-sanitizer found problems in your kernels, each launched once at a small "
-                                       "size:" << describe_findings(findings);
-    for (const std::string& problem : problems) ADD_FAILURE() << problem;
+    GPULAB_EXPECT(out.findings.empty()) << "compute-sanitizer found problems in your kernels, each launched once at a "
+                                           "small size:" << describe_findings(out.findings);
+    for (const std::string& problem : out.problems) ADD_FAILURE() << problem;
 }
 
 }  // namespace gpulab

@@ -372,39 +372,32 @@ CallCheck check_solution_includes(const std::vector<std::string>& sources, const
     return check;
 }
 
-CallCheck check_solution_calls(const std::vector<std::string>& objects, const std::vector<std::string>& sources,
-                               const std::string& policy_file) {
-    CallCheck check;
-    Json policy;
-    if (!load_policy(policy_file, &policy, &check.error)) return check;
-    const SymbolTable symbols = symbol_table(objects, &check.error);
-    if (!check.error.empty()) return check;
+namespace {
 
-    const std::map<std::string, FunctionCode> code = disassemble(objects, &check.error);
-    if (!check.error.empty()) return check;
-    const bool only_stubs_call_exit = std::none_of(code.begin(), code.end(), [](const auto& function) {
-        return function.second.calls_exit && !is_device_function_stub(function.second);
-    });
+// The first refused rule that names the symbol (a defined one only by rules marked "also_defined").
+const Json* refusing_rule(const Json& rules, const std::string& name, const std::string& plain, bool defined) {
+    for (const Json& rule : rules)
+        if ((!defined || rule.value("also_defined", false)) && matches_any(rule.value("calls", Json::array()), name, plain) &&
+            !matches_any(rule.value("except", Json::array()), name, plain))
+            return &rule;
+    return nullptr;
+}
+
+// A refused library is named once, with the calls (or, for a header-only one, the functions compiled in) that use it.
+struct LibraryUse {
+    std::vector<std::string> called, compiled_in, words;
+};
+using LibraryUses = std::map<const Json*, LibraryUse>;
+
+// Each imported call a rule refuses, or no rule allows, as a refusal (a refused library's calls gathered in `libraries`
+// instead).
+void check_imported_calls(const SymbolTable& symbols, bool only_stubs_call_exit, const Json& policy,
+                          const std::vector<std::string>& sources, LibraryUses& libraries, CallCheck& check) {
     const Json& rules = policy.at("refused");
-    // The first refused rule that names the symbol (a defined one only by rules marked "also_defined").
-    const auto refusing_rule = [&](const std::string& name, const std::string& plain, bool defined) -> const Json* {
-        for (const Json& rule : rules)
-            if ((!defined || rule.value("also_defined", false)) &&
-                matches_any(rule.value("calls", Json::array()), name, plain) &&
-                !matches_any(rule.value("except", Json::array()), name, plain))
-                return &rule;
-        return nullptr;
-    };
-    // A library is named once, with the calls (or, for a header-only one, the functions compiled in) that use it.
-    struct LibraryUse {
-        std::vector<std::string> called, compiled_in, words;
-    };
-    std::map<const Json*, LibraryUse> libraries;
-
     for (const std::string& name : symbols.imported) {  // each once: symbol_table came from a set
         const std::string plain = demangle(name);
         if (name == "exit" && only_stubs_call_exit) continue;
-        const Json* refusing = refusing_rule(name, plain, false);
+        const Json* refusing = refusing_rule(rules, name, plain, false);
         if (refusing && refusing->contains("library")) {
             LibraryUse& use = libraries[refusing];
             use.called.push_back(plain);
@@ -432,21 +425,31 @@ CallCheck check_solution_calls(const std::vector<std::string>& objects, const st
         }
         check.refused.push_back(r);
     }
+}
+
+// The functions of refused header-only libraries compiled into the objects, each library's shortest names first (the
+// ones a person recognises).
+void find_compiled_in(const SymbolTable& symbols, const Json& rules, LibraryUses& libraries) {
     std::set<std::string> seen;
     for (const std::string& name : symbols.defined) {
         const std::string plain = demangle(name);
-        if (const Json* refusing = refusing_rule(name, plain, true); refusing && refusing->contains("library"))
+        if (const Json* refusing = refusing_rule(rules, name, plain, true); refusing && refusing->contains("library"))
             if (const std::string shown = compact_name(plain); seen.insert(shown).second)
                 libraries[refusing].compiled_in.push_back(shown);
     }
-    for (auto& [rule, use] : libraries)  // the shortest names first: the ones a person recognises
+    for (auto& [rule, use] : libraries)
         std::stable_sort(use.compiled_in.begin(), use.compiled_in.end(),
                          [](const std::string& a, const std::string& b) { return a.size() < b.size(); });
+}
 
+// One refusal per refused library, in the policy's order, pointing at the #include that brought it in, else at a line
+// that uses it.
+std::vector<RefusedCall> refused_libraries(const Json& rules, const LibraryUses& libraries,
+                                           const std::vector<std::string>& sources) {
     std::vector<IncludeLine> includes;
     if (!libraries.empty()) includes = read_includes(sources);
-    std::vector<RefusedCall> library_refusals;
-    for (const Json& rule : rules) {  // in the policy's order
+    std::vector<RefusedCall> refusals;
+    for (const Json& rule : rules) {
         const auto use = libraries.find(&rule);
         if (use == libraries.end()) continue;
         RefusedCall r;
@@ -454,14 +457,36 @@ CallCheck check_solution_calls(const std::vector<std::string>& objects, const st
         r.why = rule.at("why");
         r.verb = use->second.called.empty() ? "compiles in" : "calls";
         r.call = some_of(use->second.called.empty() ? use->second.compiled_in : use->second.called);
-        // Point at the #include that brought the library in, else at a line that uses it.
         for (const IncludeLine& include : includes)
             if (r.where.empty() && names_header(rule, include.header)) r.where = include.where;
         std::vector<std::string> words = use->second.words;
         for (const Json& w : rule.value("look_for", Json::array())) words.push_back(w);
         if (r.where.empty()) r.where = find_in_sources(sources, words);
-        library_refusals.push_back(r);
+        refusals.push_back(r);
     }
+    return refusals;
+}
+
+}  // namespace
+
+CallCheck check_solution_calls(const std::vector<std::string>& objects, const std::vector<std::string>& sources,
+                               const std::string& policy_file) {
+    CallCheck check;
+    Json policy;
+    if (!load_policy(policy_file, &policy, &check.error)) return check;
+    const SymbolTable symbols = symbol_table(objects, &check.error);
+    if (!check.error.empty()) return check;
+
+    const std::map<std::string, FunctionCode> code = disassemble(objects, &check.error);
+    if (!check.error.empty()) return check;
+    const bool only_stubs_call_exit = std::none_of(code.begin(), code.end(), [](const auto& function) {
+        return function.second.calls_exit && !is_device_function_stub(function.second);
+    });
+    const Json& rules = policy.at("refused");
+    LibraryUses libraries;
+    check_imported_calls(symbols, only_stubs_call_exit, policy, sources, libraries, check);
+    find_compiled_in(symbols, rules, libraries);
+    const std::vector<RefusedCall> library_refusals = refused_libraries(rules, libraries, sources);
     // A header-only library's own code is in the objects too, and makes calls of its own (Thrust's NVTX ranges
     // look up their profiler with dlopen and getenv): a refused call that no line of the student's files makes
     // is put down to it.

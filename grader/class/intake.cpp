@@ -198,6 +198,51 @@ std::string error_of(archive* a) {
     return e ? e : "no reason given";
 }
 
+// Writes the candidate `rel`, the entry `in` is at, to `dest`, counting its bytes into `bytes` as they come. False
+// where it was not written: refused (listed in u.refused) or a problem that stops the unpacking (u.problem).
+bool write_candidate(archive* in, archive* out, const std::string& rel, const std::string& dest, const std::string& name,
+                     const std::string& too_big, const IntakeLimits& limits, std::uint64_t& bytes, Unpacked& u) {
+    EntryPtr file(archive_entry_new(), archive_entry_free);
+    archive_entry_set_pathname(file.get(), dest.c_str());
+    archive_entry_set_filetype(file.get(), AE_IFREG);
+    archive_entry_set_perm(file.get(), 0644);  // readable by the grader whatever the archive said
+    const int w = archive_write_header(out, file.get());
+    if (w == ARCHIVE_FATAL) {
+        u.problem = "writing " + rel + " from " + name + " failed: " + error_of(out);
+        return false;
+    }
+    if (w < ARCHIVE_WARN) {
+        u.refused.push_back(rel + " (could not be written: " + error_of(out) + ")");
+        return false;
+    }
+    // Bytes are counted as they come, not from the header: a zip bomb's header may lie about its size.
+    std::uint64_t file_end = 0;
+    for (;;) {
+        const void* block = nullptr;
+        std::size_t size = 0;
+        la_int64_t offset = 0;
+        const int d = archive_read_data_block(in, &block, &size, &offset);
+        if (d == ARCHIVE_EOF) break;
+        if (d < ARCHIVE_WARN) {
+            u.problem = rel + " in " + name + " could not be read (" + error_of(in) +
+                        "): the archive is damaged or encrypted; ask for a new upload";
+            break;
+        }
+        file_end = std::max<std::uint64_t>(file_end, static_cast<std::uint64_t>(offset) + size);
+        if (bytes + file_end > limits.max_total_bytes) {
+            u.problem = too_big + " (stopped at " + rel + ")";
+            break;
+        }
+        if (archive_write_data_block(out, block, size, offset) < ARCHIVE_WARN) {
+            u.problem = "writing " + rel + " from " + name + " failed: " + error_of(out);
+            break;
+        }
+    }
+    archive_write_finish_entry(out);
+    bytes += file_end;
+    return u.problem.empty();
+}
+
 // Reads every entry of the submission and writes the candidates (regular files named like a lab's source,
 // outside hidden folders) under scratch. Everything else is only listed. Stops at the first cap hit or
 // read error, with a problem that says which and what to do.
@@ -276,46 +321,10 @@ Unpacked unpack(const std::string& entry_path, bool folder, const fs::path& scra
             continue;
         }
 
-        EntryPtr file(archive_entry_new(), archive_entry_free);
-        const std::string dest = (scratch / rel).string();
-        archive_entry_set_pathname(file.get(), dest.c_str());
-        archive_entry_set_filetype(file.get(), AE_IFREG);
-        archive_entry_set_perm(file.get(), 0644);  // readable by the grader whatever the archive said
-        const int w = archive_write_header(out.get(), file.get());
-        if (w == ARCHIVE_FATAL) {
-            u.problem = "writing " + rel + " from " + name + " failed: " + error_of(out.get());
-            break;
-        }
-        if (w < ARCHIVE_WARN) {
-            u.refused.push_back(rel + " (could not be written: " + error_of(out.get()) + ")");
+        if (!write_candidate(in.get(), out.get(), rel, (scratch / rel).string(), name, too_big, limits, bytes, u)) {
+            if (!u.problem.empty()) break;
             continue;
         }
-        // Bytes are counted as they come, not from the header: a zip bomb's header may lie about its size.
-        std::uint64_t file_end = 0;
-        for (;;) {
-            const void* block = nullptr;
-            std::size_t size = 0;
-            la_int64_t offset = 0;
-            const int d = archive_read_data_block(in.get(), &block, &size, &offset);
-            if (d == ARCHIVE_EOF) break;
-            if (d < ARCHIVE_WARN) {
-                u.problem = rel + " in " + name + " could not be read (" + error_of(in.get()) +
-                            "): the archive is damaged or encrypted; ask for a new upload";
-                break;
-            }
-            file_end = std::max<std::uint64_t>(file_end, static_cast<std::uint64_t>(offset) + size);
-            if (bytes + file_end > limits.max_total_bytes) {
-                u.problem = too_big + " (stopped at " + rel + ")";
-                break;
-            }
-            if (archive_write_data_block(out.get(), block, size, offset) < ARCHIVE_WARN) {
-                u.problem = "writing " + rel + " from " + name + " failed: " + error_of(out.get());
-                break;
-            }
-        }
-        archive_write_finish_entry(out.get());
-        bytes += file_end;
-        if (!u.problem.empty()) break;
         u.written.insert(rel);
     }
     if (archive_write_close(out.get()) < ARCHIVE_WARN && u.problem.empty())

@@ -80,6 +80,11 @@ function(_gpulab_add_solution lab name source_dir sources expect shared)
         else()
             add_library(${target} SHARED ${export})
             gpulab_cpu_add_cuda_sources(${target} ${sources})
+            # Line tables, so that the access analysis names the source line behind each cause (cause_lines.h);
+            # the code generated is the same. Not the reference's, for the reason above.
+            if(NOT name STREQUAL "reference")
+                target_compile_options(${target} PRIVATE -g1)
+            endif()
         endif()
         target_include_directories(${target} PRIVATE ${includes})
         if(NOT compiles)

@@ -13,6 +13,34 @@
 namespace gpulab::runner {
 namespace {
 
+// A slow/ variant's "cause_lines": {test id: {cause: "gaussian_blur.cu:57"}}: the line (file:line, as the test quotes
+// it) that must be among the lines the test names for that cause (its "cause_lines" property: suite -> cause -> lines).
+bool cause_lines_as_expected(const std::string& id, const nlohmann::json& expected, const IdScore& s) {
+    nlohmann::json named = nlohmann::json::object();
+    try {
+        named = nlohmann::json::parse(s.properties.value("cause_lines", std::string("{}")));
+    } catch (const nlohmann::json::exception&) {
+    }
+    bool ok = true;
+    for (const auto& [cause, where] : expected.items()) {
+        std::vector<std::string> lines;
+        for (const auto& [suite, causes] : named.items())
+            if (causes.contains(cause))
+                for (const auto& line : causes.at(cause)) lines.push_back(line.get<std::string>());
+        const std::string want = where.get<std::string>() + "  ";
+        const bool found = std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.rfind(want, 0) == 0; });
+        if (!found) {
+            std::string listed;
+            for (const std::string& l : lines) listed += "\n      " + l;
+            std::cout << "  EXPECTED " << id << " to put \"" << cause << "\" down to " << where.get<std::string>()
+                      << "; it named " << (lines.empty() ? std::string("no line") : listed) << "\n";
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+
 // A cheat the grader must void (refuse before it runs, or reject as tampering) with a reason naming
 // what it did.
 int check_voided(const LabScore& lab, const Json& expect) {
@@ -93,6 +121,9 @@ int check_expectations(const LabScore& lab, const std::string& expect_file) {
                               << (named.empty() ? "none" : named) << "\n";
                     verdict = kRequirementNotMet;
                 }
+            if (expect.contains("cause_lines") && expect.at("cause_lines").contains(id) &&
+                !cause_lines_as_expected(id, expect.at("cause_lines").at(id), *s))
+                verdict = kRequirementNotMet;
         }
         if (checked == 0 && unchecked > 0) verdict = combine(verdict, kCannotCheckWithoutGpu);
         if (verdict == kGraded) std::cout << "  given its measured cause: " << expect.value("slow", std::string()) << "\n";

@@ -80,6 +80,7 @@ struct CountState {
   unsigned long long class_blocks[27] = {};               // the running launch's shared-counted blocks per class
   bool shared_open = false;           // the block spent its budget: its shared pages stay open until it ends
   SharedCount shared_totals;
+  std::unordered_map<uintptr_t, InstructionCount> by_ip;  // AccessCount::instructions, as they are folded
 };
 CountState g;
 std::mutex g_count_mutex;  // one count at a time
@@ -111,6 +112,7 @@ struct LaneBytes {
 struct Request {
   std::vector<LaneBytes> lanes[2];  // per direction (0 load, 1 store): each lane's access
   std::vector<uint32_t> ranges;     // the counted ranges it touched
+  uintptr_t ip = 0;                 // the instruction (the key's ip is mixed with its range and direction)
 };
 // The running block's requests, folded into the ranges' totals when the block ends. Grown inside the SIGSEGV
 // handler: the faulting instruction is a CUDA thread's device access, never inside the allocator.
@@ -127,6 +129,7 @@ void note_request(uintptr_t ip, size_t range, const uintptr_t lo, const uintptr_
   const uint64_t lane_key = (uint64_t(ip) << 16) ^ (uint64_t(linear) << 3) ^ (uint64_t(range) << 1) ^ uint64_t(dir);
   const uint32_t nth = g_requests.times[lane_key]++;
   Request& r = g_requests.requests[RequestKey{ip ^ (uintptr_t(range) << 1) ^ uintptr_t(dir), linear / 32, nth}];
+  r.ip = ip;
   const uintptr_t shift = g.sector_shift[range];
   r.lanes[dir].push_back(LaneBytes{lo - shift, hi - shift});
   if (std::find(r.ranges.begin(), r.ranges.end(), uint32_t(range)) == r.ranges.end()) r.ranges.push_back(uint32_t(range));
@@ -178,6 +181,11 @@ void fold_requests() {
         }
         std::sort(sectors.begin(), sectors.end());
         const auto distinct = static_cast<unsigned long long>(std::unique(sectors.begin(), sectors.end()) - sectors.begin());
+        InstructionCount& at = g.by_ip[r.ip];
+        (dir ? at.store_requests : at.load_requests) += 1;
+        (dir ? at.store_sectors : at.load_sectors) += distinct;
+        (dir ? at.store_lanes : at.load_lanes) += active;
+        at.idle_requests += active < live;
         for (uint32_t range : r.ranges) {
           for (RangeCount* c : {&g.totals[range], g.block ? &g.block[range] : nullptr}) {
             if (!c) continue;
@@ -286,7 +294,11 @@ void fold_shared_requests() {
   // lanes are not judged. (A block left out by its class has no requests.)
   const bool whole_block = !g.shared_open;
   uint32_t active = 0, live = 32;  // of the request being folded
+  InstructionCount* at = nullptr;  // its instruction's
   auto add = [&](int dir, const Served& s) {
+    (dir ? at->shared_store_requests : at->shared_load_requests) += 1;
+    (dir ? at->shared_store_conflicts : at->shared_load_conflicts) += s.wavefronts - s.fewest;
+    if (whole_block) at->idle_requests += active < live;
     for (SharedCount* c : {&g.shared_totals, g_block_shared}) {
       if (!c) continue;
       (dir ? c->store_requests : c->load_requests) += 1;
@@ -302,6 +314,7 @@ void fold_shared_requests() {
     for (auto& [key, lanes] : g_shared_requests.accesses[dir]) {
       active = uint32_t(lanes.size());  // each lane once: its n-th run of the instruction is its own request
       live = live_lanes(key.warp);
+      at = &g.by_ip[key.ip];
       // The instruction's width (one per instruction), and the alignment every lane's access has.
       uintptr_t width = 0;
       bool same_width = true, aligned_to_width = true, aligned_to_8 = true;
@@ -854,6 +867,7 @@ void start_count_state(std::vector<Span> merged, std::vector<Span> spans, std::v
   g.shared_open = false;
   g_shared_requests = SharedRequests{};
   g_requests = BlockRequests{};
+  g.by_ip.clear();
   if (g.count_shared) {
     for (const SharedMemoryRegion& r : shared_memory_regions()) {
       const auto lo = reinterpret_cast<uintptr_t>(r.begin);
@@ -901,6 +915,13 @@ void collect_count(AccessCount& result, unsigned long long launches_before) {
   g.launches.clear();
   result.undecoded = g.undecoded;
   result.shared = g.shared_totals;
+  for (const auto& [ip, counted] : g.by_ip) {
+    result.instructions.push_back(counted);
+    result.instructions.back().ip = ip;
+  }
+  g.by_ip.clear();
+  std::sort(result.instructions.begin(), result.instructions.end(),
+            [](const InstructionCount& a, const InstructionCount& b) { return a.ip < b.ip; });
   if (g.freed) result.why = "a counted buffer was freed while its accesses were being counted; the count stops there";
   if (g.stopped) {
     result.stopped_early = true;

@@ -57,7 +57,8 @@ struct AccessFigures {
     std::size_t local_bytes = 0, gpu_static_shared = 0;
     std::string resources_from, resources_why;
     Occupancy occupancy;             // what that block shape, shared memory and registers allow at most (cc 9.0)
-    std::vector<Diagnosis> diagnoses;
+    std::vector<Diagnosis> diagnoses;  // each with the source lines that carry it, where they are known
+    std::string cause_lines_why;       // why a cause that is one line's names none ("" where each does)
     unsigned long long blocks = 0, grid_blocks = 0;
     unsigned long long sector_blocks = 0;  // blocks of the count the global figures come from (analyze_access)
     double seconds = 0;

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -113,6 +114,16 @@ struct CountedLaunch {
     }
 };
 
+// What one instruction did over a count (gpulab_cpu/read_count.h InstructionCount): `ip` its address in this process.
+struct InstructionCount {
+    std::uintptr_t ip = 0;
+    unsigned long long load_requests = 0, load_sectors = 0, load_lanes = 0;
+    unsigned long long store_requests = 0, store_sectors = 0, store_lanes = 0;
+    unsigned long long shared_load_requests = 0, shared_load_conflicts = 0;
+    unsigned long long shared_store_requests = 0, shared_store_conflicts = 0;
+    unsigned long long idle_requests = 0;
+};
+
 struct AccessCount {
     bool available = false;
     std::string why;                  // why nothing was counted, or what spoiled the count
@@ -121,6 +132,7 @@ struct AccessCount {
     unsigned long long blocks_run = 0;
     std::vector<CountedLaunch> counted_launches;  // one per launch, in order
     SharedCount shared;                           // with SharedCounting::on
+    std::vector<InstructionCount> instructions;   // every instruction that made a request, by address
     // The count stopped before the work ended (its ceiling of accesses, or the memory or mappings it needs): `why`
     // says where, and the block it stopped in is left out of the requests (its warps' requests were not whole).
     bool stopped_early = false;

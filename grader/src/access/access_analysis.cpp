@@ -1,5 +1,6 @@
 #include "gpulab/access_analysis.h"
 
+#include "gpulab/cause_lines.h"
 #include "gpulab/device_facts.h"
 #include "gpulab/format.h"
 #include "gpulab/grader_test.h"
@@ -122,6 +123,7 @@ struct LaunchCounts {
     bool first_has_interior = true;
     unsigned long long sector_blocks = 0;
     bool capped = false;  // a block's shared accesses were counted in part
+    std::vector<InstructionCount> instructions;  // of the count `whole` comes from: where each cause is (cause_lines.h)
 };
 
 // The first count, and its repeat with shared memory where the lab left that to a second count that will not run.
@@ -228,6 +230,7 @@ void count_second(const GeometryCheck& launch, const TimedCountOptions& options,
         n.whole_page_every = g.page_every;
         n.sector_blocks = g.blocks_run;
         n.capped = n.capped || g.count.shared.blocks_capped > 0;
+        n.instructions = g.count.instructions;
     }
 }
 
@@ -309,7 +312,8 @@ bool fill_memory_figures(const LaunchCounts& n, AccessFigures& f, MemoryFigures&
 // The launched kernel's configuration and GPU resources, its occupancy, and the diagnosis of all the figures (`m`
 // holds the memory figures already).
 void fill_configuration_and_diagnosis(const std::vector<RecordedLaunch>& launches, const std::string& call,
-                                      AccessFigures& f, MemoryFigures& m) {
+                                      const std::vector<InstructionCount>& instructions, AccessFigures& f,
+                                      MemoryFigures& m) {
     const KernelConfiguration config = configuration_of(launches, call);
     f.threads_per_block = config.block.x * config.block.y * config.block.z;
     f.shared_bytes = config.shared_bytes;
@@ -336,6 +340,7 @@ void fill_configuration_and_diagnosis(const std::vector<RecordedLaunch>& launche
         m.grid_blocks = (unsigned long long)main_launch->grid.x * main_launch->grid.y * main_launch->grid.z;
     m.sm_count = device_facts().answered_sm_count;
     f.diagnoses = diagnose(m);
+    f.cause_lines_why = name_cause_lines(f.diagnoses, instructions);
 }
 
 }  // namespace
@@ -352,11 +357,12 @@ AccessFigures analyze_access(const GeometryCheck& launch, TimedCountOptions opti
     n.whole_page_every = n.first.page_every;
     n.sector_blocks = n.first.blocks_run;
     n.capped = n.first.count.shared.blocks_capped > 0;
+    n.instructions = n.first.count.instructions;
     if (second) count_second(launch, options, plan, want, f, n);
     f.sector_blocks = n.sector_blocks;
     MemoryFigures m;
     if (!fill_memory_figures(n, f, m)) return f;
-    fill_configuration_and_diagnosis(n.first.launches, launch.call, f, m);
+    fill_configuration_and_diagnosis(n.first.launches, launch.call, n.instructions, f, m);
     return f;
 }
 
@@ -402,8 +408,15 @@ std::string access_table(const std::vector<AccessFigures>& rows) {
     }
     for (const AccessFigures& f : rows)
         if (!f.counted_in_part.empty()) out << "  " << f.call << ": counted in part: " << f.counted_in_part << "\n";
-    for (const AccessFigures& f : rows)
-        for (const Diagnosis& d : f.diagnoses) out << "  " << f.call << ": " << d.text << " [" << d.cause << "]\n";
+    for (const AccessFigures& f : rows) {
+        bool one_line_cause_without_line = false;
+        for (const Diagnosis& d : f.diagnoses) {
+            out << "  " << f.call << ": " << d.text << " [" << d.cause << "]\n";
+            for (const std::string& line : d.lines) out << "      at " << line << "\n";
+            one_line_cause_without_line = one_line_cause_without_line || (d.lines.empty() && !f.cause_lines_why.empty());
+        }
+        if (one_line_cause_without_line) out << "      (no source line named: " << f.cause_lines_why << ")\n";
+    }
     out << "  in B/out B: global bytes read per byte written (~: estimated from a sample of the pages); load/store use: bytes used of the 32-byte sectors each "
            "warp request touched (100% = coalesced; ?: no request counted whole, where the count stopped inside a block); shm B/out: shared bytes read per byte written (part: a block's shared accesses were counted in part, the conflicts from that part); conf/req: bank "
            "conflicts (extra wavefronts) per shared request; idle-lane req: requests with idle lanes, the share of warp requests "
@@ -489,9 +502,14 @@ void report_access_analysis() {
     }
     GPULAB_ASSERT(!rows.empty()) << "grader error: this lab registered no timed launch to analyse";
     std::string causes;
+    nlohmann::json cause_lines = nlohmann::json::object();  // suite -> cause -> the lines that carry it
     for (const AccessFigures& f : rows)
-        for (const Diagnosis& d : f.diagnoses) causes += (causes.empty() ? "" : ", ") + f.suite + ": " + d.cause;
+        for (const Diagnosis& d : f.diagnoses) {
+            causes += (causes.empty() ? "" : ", ") + f.suite + ": " + d.cause;
+            for (const std::string& line : d.lines) cause_lines[f.suite][d.cause].push_back(line);
+        }
     testing::Test::RecordProperty("causes", causes);
+    testing::Test::RecordProperty("cause_lines", cause_lines.dump());
     const std::string table = access_table(rows);
     // Machine-readable: the figures the CPU/GPU agreement compares, per launch. The runner holds them to the counters
     // a GPU recorded for this solution where no GPU timed this grading (requirements.cpp); where one did, gpulab-grade

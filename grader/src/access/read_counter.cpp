@@ -81,6 +81,10 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
     for (const auto& r : c.ranges) result.ranges.push_back(convert(r));
     result.launches = c.launches;
     result.blocks_run = c.blocks_run;
+    for (const gpulab::cpu::InstructionCount& i : c.instructions)
+        result.instructions.push_back({i.ip, i.load_requests, i.load_sectors, i.load_lanes, i.store_requests,
+                                       i.store_sectors, i.store_lanes, i.shared_load_requests, i.shared_load_conflicts,
+                                       i.shared_store_requests, i.shared_store_conflicts, i.idle_requests});
     for (const auto& l : c.launch_blocks) {
         CountedLaunch out;
         out.kernel = l.kernel;

@@ -126,6 +126,19 @@ struct SharedCount {
   unsigned long long lane_requests = 0, lanes = 0, idle_requests = 0;
 };
 
+// What one instruction of the counted kernels did over the count: `ip` is its address in the process (inside the
+// solution library whose kernel it is; its line table maps it to a line of the student's .cu, since gpulab-cu2cpp
+// keeps the file's lines). Global requests and sectors as RangeCount's (all ranges together), shared requests and
+// conflicts as SharedCount's, requests with idle lanes as both count them.
+struct InstructionCount {
+  uintptr_t ip = 0;
+  unsigned long long load_requests = 0, load_sectors = 0, load_lanes = 0;
+  unsigned long long store_requests = 0, store_sectors = 0, store_lanes = 0;
+  unsigned long long shared_load_requests = 0, shared_load_conflicts = 0;
+  unsigned long long shared_store_requests = 0, shared_store_conflicts = 0;
+  unsigned long long idle_requests = 0;
+};
+
 // One launch that ran while counting.
 struct LaunchBlocks {
   std::string kernel;                    // as written at the launch site
@@ -157,6 +170,7 @@ struct AccessCount {
   // how many). 0 on every kernel the course's compilers produce so far.
   unsigned long long undecoded = 0;
   SharedCount shared;  // with CountOptions::shared
+  std::vector<InstructionCount> instructions;  // every instruction that made a request, by address
   // The count stopped before the work ended: at its ceiling of accesses, out of memory, or at the operating system's
   // limit of memory mappings (why says which).
   bool stopped_early = false;

@@ -1,0 +1,25 @@
+// Where in the student's source an instruction of a kernel is: CPU execution mode counts each access at the address
+// of the instruction that made it (gpulab_cpu's InstructionCount), and the solution library's line table maps that
+// address to a line of the .cu file (gpulab-cu2cpp keeps the file's lines, under its own name). The line table is
+// read by binutils' addr2line, once for all the addresses of one library.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpulab {
+
+struct SourceLine {
+    std::string file;  // as the line table names it: the .cu file's path at build time; "" where not known
+    int line = 0;
+    std::string text;  // that line of the file, trimmed; "" where the file cannot be read
+    // "gaussian_blur.cu:57  v += w * tile[tx][ty + 1];" (the file's name without its folder)
+    std::string quoted() const;
+};
+
+// Each address's line, in the order given (an empty SourceLine where it is not known: no line table, no
+// addr2line, an address outside any library). `why`, where given, says why the first unknown one is unknown.
+std::vector<SourceLine> source_lines_of(const std::vector<std::uintptr_t>& addresses, std::string* why = nullptr);
+
+}  // namespace gpulab

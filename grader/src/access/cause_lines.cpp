@@ -33,18 +33,18 @@ const std::map<std::string, CauseRule>& rules() {
     static const std::map<std::string, CauseRule> r = {
         {"uncoalesced-loads",
          {[](const InstructionCount& i) { return excess_sectors(i.load_sectors, i.load_lanes); },
-          [](const InstructionCount& i) { return double(i.load_requests); },
+          [](const InstructionCount& i) { return double(i.load_lanes); },
           [](const InstructionCount& i) { return double(i.load_sectors); },
-          [](const LineTally& t, double share) {
-              return fixed(t.measure / t.requests, 1) + " sectors per load request (" + pct(share) +
+          [](const LineTally& t, double share) {  // per lane: a count on sampled pages sees few lanes a request
+              return fixed(32 * t.measure / t.requests, 1) + " sectors for a warp's 32 loads (" + pct(share) +
                      " of the kernel's uncoalesced load sectors)";
           }}},
         {"uncoalesced-stores",
          {[](const InstructionCount& i) { return excess_sectors(i.store_sectors, i.store_lanes); },
-          [](const InstructionCount& i) { return double(i.store_requests); },
+          [](const InstructionCount& i) { return double(i.store_lanes); },
           [](const InstructionCount& i) { return double(i.store_sectors); },
-          [](const LineTally& t, double share) {
-              return fixed(t.measure / t.requests, 1) + " sectors per store request (" + pct(share) +
+          [](const LineTally& t, double share) {  // per lane: a count on sampled pages sees few lanes a request
+              return fixed(32 * t.measure / t.requests, 1) + " sectors for a warp's 32 stores (" + pct(share) +
                      " of the kernel's uncoalesced store sectors)";
           }}},
         {"bank-conflicts",

@@ -44,6 +44,13 @@ SourceLine parse_location(const std::string& text) {
     }
     if (l.line <= 0) return {};
     l.file = s.substr(0, colon);
+    // A line of gpulab-cu2cpp's output (some instructions are put down to the compiled file itself): its second
+    // line is `#line 1 "<the .cu>"`, so its line N is the .cu's line N - 2.
+    const std::string directive = line_of_file(l.file, 2);
+    if (directive.rfind("#line 1 \"", 0) == 0 && directive.size() > 10 && directive.back() == '"' && l.line > 2) {
+        l.file = directive.substr(9, directive.size() - 10);
+        l.line -= 2;
+    }
     l.text = line_of_file(l.file, l.line);
     return l;
 }

@@ -10,15 +10,16 @@
 namespace gpulab {
 namespace {
 
-// One source line's share of a cause: what it adds to the cause (`weight`), and the requests its figure is over.
+// One source line's share of a cause: what it adds to the cause (`weight`), and its figure: `measure` (sectors, extra
+// turns or idle requests) over `per` (lanes or requests).
 struct LineTally {
-    double weight = 0, requests = 0, measure = 0;  // measure: sectors, extra turns or idle requests, per request
+    double weight = 0, per = 0, measure = 0;
 };
 
-// How a cause is put down to instructions: each instruction's weight in it, its requests, what its figure measures
-// per request, and the sentence of one line's figure.
+// How a cause is put down to instructions: each instruction's weight in it, what its figure is per and what it
+// measures, and the sentence of one line's figure.
 struct CauseRule {
-    std::function<double(const InstructionCount&)> weight, requests, measure;
+    std::function<double(const InstructionCount&)> weight, per, measure;
     std::function<std::string(const LineTally&, double share)> figure;
 };
 
@@ -29,30 +30,29 @@ double excess_sectors(unsigned long long sectors, unsigned long long lanes) {
     return std::max(0.0, double(sectors) - 0.5 * double(lanes));
 }
 
+// Uncoalesced loads or stores: weighed by their excess sectors, shown per lane (a count on sampled pages sees few
+// lanes a request) as the sectors a warp's 32 lanes would fetch.
+using CountField = unsigned long long InstructionCount::*;
+CauseRule uncoalesced(CountField sectors, CountField lanes, const std::string& access) {
+    return {[=](const InstructionCount& i) { return excess_sectors(i.*sectors, i.*lanes); },
+            [=](const InstructionCount& i) { return double(i.*lanes); },
+            [=](const InstructionCount& i) { return double(i.*sectors); },
+            [=](const LineTally& t, double share) {
+                return fixed(32 * t.measure / t.per, 1) + " sectors for a warp's 32 " + access + "s (" + pct(share) +
+                       " of the kernel's uncoalesced " + access + " sectors)";
+            }};
+}
+
 const std::map<std::string, CauseRule>& rules() {
     static const std::map<std::string, CauseRule> r = {
-        {"uncoalesced-loads",
-         {[](const InstructionCount& i) { return excess_sectors(i.load_sectors, i.load_lanes); },
-          [](const InstructionCount& i) { return double(i.load_lanes); },
-          [](const InstructionCount& i) { return double(i.load_sectors); },
-          [](const LineTally& t, double share) {  // per lane: a count on sampled pages sees few lanes a request
-              return fixed(32 * t.measure / t.requests, 1) + " sectors for a warp's 32 loads (" + pct(share) +
-                     " of the kernel's uncoalesced load sectors)";
-          }}},
-        {"uncoalesced-stores",
-         {[](const InstructionCount& i) { return excess_sectors(i.store_sectors, i.store_lanes); },
-          [](const InstructionCount& i) { return double(i.store_lanes); },
-          [](const InstructionCount& i) { return double(i.store_sectors); },
-          [](const LineTally& t, double share) {  // per lane: a count on sampled pages sees few lanes a request
-              return fixed(32 * t.measure / t.requests, 1) + " sectors for a warp's 32 stores (" + pct(share) +
-                     " of the kernel's uncoalesced store sectors)";
-          }}},
+        {"uncoalesced-loads", uncoalesced(&InstructionCount::load_sectors, &InstructionCount::load_lanes, "load")},
+        {"uncoalesced-stores", uncoalesced(&InstructionCount::store_sectors, &InstructionCount::store_lanes, "store")},
         {"bank-conflicts",
          {[](const InstructionCount& i) { return double(i.shared_load_conflicts + i.shared_store_conflicts); },
           [](const InstructionCount& i) { return double(i.shared_load_requests + i.shared_store_requests); },
           [](const InstructionCount& i) { return double(i.shared_load_conflicts + i.shared_store_conflicts); },
           [](const LineTally& t, double share) {
-              return fixed(t.measure / t.requests, 1) + " extra turns per shared-memory request (" + pct(share) +
+              return fixed(t.measure / t.per, 1) + " extra turns per shared-memory request (" + pct(share) +
                      " of the kernel's bank conflicts)";
           }}},
         {"divergent-warps",
@@ -62,8 +62,8 @@ const std::map<std::string, CauseRule>& rules() {
           },
           [](const InstructionCount& i) { return double(i.idle_requests); },
           [](const LineTally& t, double share) {
-              return pct(t.measure / t.requests) + " of its requests issued with idle lanes (" + pct(share) +
-                     " of the kernel's such requests)";
+              return pct(t.measure / t.per) + " of its requests issued with idle lanes (" + pct(share) +
+                     " of the kernel's requests with idle lanes)";
           }}},
     };
     return r;
@@ -93,7 +93,7 @@ std::string name_cause_lines(std::vector<Diagnosis>& diagnoses, const std::vecto
             if (k >= lines.size() || lines[k].file.empty()) continue;
             LineTally& t = by_line[lines[k].quoted()];
             t.weight += w;
-            t.requests += rule->second.requests(instructions[k]);
+            t.per += rule->second.per(instructions[k]);
             t.measure += rule->second.measure(instructions[k]);
         }
         std::vector<std::pair<std::string, LineTally>> ranked(by_line.begin(), by_line.end());
@@ -101,7 +101,7 @@ std::string name_cause_lines(std::vector<Diagnosis>& diagnoses, const std::vecto
                          [](const auto& a, const auto& b) { return a.second.weight > b.second.weight; });
         for (const auto& [quoted, tally] : ranked) {
             const double share = total > 0 ? tally.weight / total : 0;
-            if (d.lines.size() >= kMaxCauseLines || share < kLeastCauseShare || tally.requests <= 0) break;
+            if (d.lines.size() >= kMaxCauseLines || share < kLeastCauseShare || tally.per <= 0) break;
             d.lines.push_back(quoted + ": " + rule->second.figure(tally, share));
         }
         if (d.lines.empty() && none.empty()) none = why.empty() ? "no line holds " + pct(kLeastCauseShare) + " of it" : why;

@@ -139,7 +139,7 @@ std::string reflowed(const std::string& text) {
 // How a test fared, for the table's colour and Gradescope's status.
 enum class Outcome { passed, lost_points, not_run };
 Outcome outcome_of(const json& test) {
-    if (string_of(test, "verdict") == "not run") return Outcome::not_run;
+    if (const std::string v = string_of(test, "verdict"); v == "not run" || v.rfind("left out", 0) == 0) return Outcome::not_run;
     const double points = number_of(test, "points"), max_points = number_of(test, "max_points");
     if (number_of(test, "failed") > 0 || points < max_points - 1e-9) return Outcome::lost_points;
     return Outcome::passed;
@@ -197,6 +197,9 @@ public:
     virtual void small(const std::string& text) = 0;  // where a grade came from
     // Files to open, each (text, a path relative to the document).
     virtual void links(const std::vector<std::pair<std::string, std::string>>& items) = 0;
+    // A line of the student's source that carries a measured cause: `label` (the cause, and the test that measured
+    // it), `quoted` ("gaussian_blur.cu:67  tile[tx][ty][c] = src[c];") and that line's own figure.
+    virtual void cause_line(const std::string& label, const std::string& quoted, const std::string& figure) = 0;
 };
 
 // Markdown (CommonMark with GitHub's tables): text escaped so that a '<', '|' or '*' from a run shows as
@@ -262,6 +265,12 @@ public:
         for (const auto& [text, path] : items) out_ << "- [" << escape(text) << "](<" << path << ">)\n";
         out_ << "\n";
     }
+    void cause_line(const std::string& label, const std::string& quoted, const std::string& figure) override {
+        std::string code = quoted;
+        for (char& c : code)
+            if (c == '`' || c == '\n') c = '\'';  // one line of code in one span
+        out_ << "- **" << escape(label) << "**: `` " << code << " ``: " << escape(figure) << "\n\n";
+    }
 
 private:
     std::ostream& out_;
@@ -326,6 +335,12 @@ const char* const kCss = R"(
                width: max-content; max-width: 94vw; box-sizing: border-box; position: relative; left: 50%;
                transform: translateX(-50%); }
   p.alert { font-weight: bold; color: #8b1a1a; }
+  div.cause { margin: .5rem 0 .8rem; padding: .4rem .7rem; border-left: 4px solid #b3541e; background: #fbf4ee; }
+  div.cause .label { display: block; font-size: .85rem; font-weight: bold; color: #7a3510; }
+  div.cause code.line { display: block; margin: .25rem 0; padding: .3rem .5rem; background: #fff; border: 1px solid #e0c9b8;
+                        font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .85rem; white-space: pre-wrap;
+                        overflow-wrap: anywhere; }
+  div.cause .figure { font-size: .85rem; color: #333; }
   p.small { font-size: .82rem; color: #555; }
   figure { display: inline-block; width: 48%; margin: .5rem 1% .5rem 0; vertical-align: top;
            page-break-inside: avoid; break-inside: avoid; }
@@ -411,6 +426,11 @@ public:
         for (const auto& [text, path] : items)
             out_ << "  <li><a href=\"" << html_escape(url_path(path)) << "\">" << html_escape(text) << "</a></li>\n";
         out_ << "</ul>\n";
+    }
+    void cause_line(const std::string& label, const std::string& quoted, const std::string& figure) override {
+        out_ << "<div class=\"cause\"><span class=\"label\">" << html_escape(label) << "</span>"
+             << "<code class=\"line\">" << html_escape(quoted) << "</code><span class=\"figure\">" << html_escape(figure)
+             << "</span></div>\n";
     }
 
 private:
@@ -586,6 +606,34 @@ void write_what_went_wrong(Document& doc, const GradedLab& lab, const std::vecto
     if (!not_counted.empty()) doc.bullets(not_counted);
 }
 
+// The lines of the student's source that the reports put the measured causes down to (each report test's
+// "cause_lines" property: suite -> cause -> [{"line", "figure"}]), the GPU's first: where to look before reading the
+// tables. Nothing where no report named a line.
+void write_cause_lines(Document& doc, const GradedLab& lab) {
+    bool any = false;
+    for (const char* report : {"Report.GpuProfile", "Report.AccessAnalysis"})
+        for (const json& test : tests_of(lab)) {
+            if (string_of(test, "id") != report || !test.contains("properties")) continue;
+            const json named = json::parse(string_of(test["properties"], "cause_lines"), nullptr, false);
+            if (!named.is_object()) continue;
+            for (const auto& [suite, causes] : named.items()) {
+                if (!causes.is_object()) continue;
+                for (const auto& [cause, lines] : causes.items())
+                    for (const json& line : lines) {
+                        if (!line.is_object()) continue;
+                        if (!any) {
+                            doc.heading(3, "Where in your code");
+                            doc.paragraph("The lines that carry each measured cause, with each line's own figure "
+                                          "(the reports' tables below have the whole launch's):");
+                            any = true;
+                        }
+                        doc.cause_line(cause + " in " + suite + " (" + report + ")", line.value("line", ""),
+                                       line.value("figure", ""));
+                    }
+            }
+        }
+}
+
 void write_lab(Document& doc, const GradedLab& lab, const std::vector<Picture>& pictures,
                const std::vector<std::string>& said_already) {
     const std::string title = string_of(lab.result, "title");
@@ -618,6 +666,7 @@ void write_lab(Document& doc, const GradedLab& lab, const std::vector<Picture>& 
     }
 
     write_what_went_wrong(doc, lab, pictures);
+    write_cause_lines(doc, lab);
 
     // The tables the tests measured (why a kernel is fast or slow), each with the pictures its measured column
     // names (Report.GpuProfile's gpu_profile.png) at full width beneath it; the other pictures follow below.

@@ -292,6 +292,7 @@ void settle_process_end(const SessionSpec& spec, const ExitStatus& status, const
 SessionResult run_session(const SessionSpec& spec) {
     fs::create_directories(spec.work_dir);
     SessionResult result;
+    result.filtered = !spec.filter.empty();
     std::set<std::string> remaining;
     std::map<std::string, TestOutcome> outcomes;
     const std::vector<std::string> all = tests_of_session(spec, result, remaining, outcomes);

@@ -26,6 +26,7 @@ struct SessionResult {
     std::vector<TestOutcome> tests;
     nlohmann::json device;  // as the grader binary reported it (empty if it never started)
     std::string seed;
+    bool filtered = false;  // a --filter narrowed it: a test it did not run was left out, not lost
     int processes = 0;      // how many grader processes it took
     std::string error;      // set when the binary could not even list its tests, or start them
     // Set when the result channel carried something the grader did not write (result_reader.h): what

@@ -82,6 +82,7 @@ void merge_part(SessionResult part, SessionResult& into) {
     if (!part.tampering.empty() && into.tampering.empty()) into.tampering = part.tampering;
     if (into.device.empty() || into.device.is_null()) into.device = part.device, into.seed = part.seed;
     into.processes += part.processes;
+    into.filtered = into.filtered || part.filtered;
     into.tests.insert(into.tests.end(), part.tests.begin(), part.tests.end());
 }
 

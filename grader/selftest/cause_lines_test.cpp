@@ -35,10 +35,10 @@ TEST(CauseLines, TheLineWhoseLanesFetchASectorEachIsNamedWithItsOwnFigure) {
     std::vector<gpulab::Diagnosis> d{{"uncoalesced-loads", "…", {}}, {"small-blocks", "…", {}}};
     EXPECT_EQ(gpulab::name_cause_lines(d, {row, column}), "");
     ASSERT_EQ(d[0].lines.size(), 1u);  // the coalesced row holds none of the excess sectors
-    EXPECT_EQ(d[0].lines[0].rfind(where(kWalksAColumnLine), 0), 0u) << d[0].lines[0];
-    EXPECT_NE(d[0].lines[0].find("32.0 sectors for a warp's 32 loads (100% of the kernel's uncoalesced load sectors)"),
+    EXPECT_EQ(d[0].lines[0].quoted.rfind(where(kWalksAColumnLine), 0), 0u) << d[0].lines[0].text();
+    EXPECT_NE(d[0].lines[0].figure.find("32.0 sectors for a warp's 32 loads (100% of the kernel's uncoalesced load sectors)"),
               std::string::npos)
-        << d[0].lines[0];
+        << d[0].lines[0].text();
     EXPECT_TRUE(d[1].lines.empty());  // a block size is no one line's
 }
 
@@ -52,10 +52,32 @@ TEST(CauseLines, BankConflictsGoToTheLinesHoldingMostOfThemAtMostTwo) {
     gpulab::name_cause_lines(d, {a, b});
     if (d[0].lines.empty()) GTEST_SKIP() << "no line table or no addr2line here";
     ASSERT_EQ(d[0].lines.size(), 1u);
-    EXPECT_EQ(d[0].lines[0].rfind(where(kWalksAColumnLine), 0), 0u) << d[0].lines[0];
-    EXPECT_NE(d[0].lines[0].find("31.0 extra turns per shared-memory request (97% of the kernel's bank conflicts)"),
+    EXPECT_EQ(d[0].lines[0].quoted.rfind(where(kWalksAColumnLine), 0), 0u) << d[0].lines[0].text();
+    EXPECT_NE(d[0].lines[0].figure.find("31.0 extra turns per shared-memory request (97% of the kernel's bank conflicts)"),
               std::string::npos)
-        << d[0].lines[0];
+        << d[0].lines[0].text();
+}
+
+// The GPU's per-instruction counters come with their lines (instruction_counters.h) and count the lanes a request ran,
+// not which request had idle ones: its divergence is a share of idle lanes.
+TEST(CauseLines, TheGpusCountsAreNamedByTheLinesTheyCameWith) {
+    gpulab::InstructionCount odd_lanes, full;
+    odd_lanes.load_requests = 100, odd_lanes.load_lanes = 1600, odd_lanes.load_sectors = 400;
+    odd_lanes.idle_requests = 1600;  // half of 32 * 100 lanes idle
+    full.store_requests = 100, full.store_lanes = 3200, full.store_sectors = 400;
+    std::vector<gpulab::Diagnosis> d{{"divergent-warps", "…", {}}, {"uncoalesced-loads", "…", {}}};
+    const std::string why = gpulab::name_cause_lines(d, {odd_lanes, full}, {"heat.cu:12  a = in[i];", "heat.cu:14  out[i] = a;"},
+                                                     "", gpulab::LaneCount::average);
+    EXPECT_EQ(why, "no line holds 10% of it");  // 400 sectors for 1600 lanes: half a sector a lane, coalesced
+    ASSERT_EQ(d[0].lines.size(), 1u);
+    EXPECT_EQ(d[0].lines[0].quoted, "heat.cu:12  a = in[i];");
+    EXPECT_EQ(d[0].lines[0].figure, "50% of its requests' lanes idle (100% of the kernel's idle lanes)");
+    EXPECT_TRUE(d[1].lines.empty());
+    // A line the GPU build's line table does not know is left out, and the reason given is the GPU's.
+    std::vector<gpulab::Diagnosis> unknown{{"divergent-warps", "…", {}}};
+    EXPECT_EQ(gpulab::name_cause_lines(unknown, {odd_lanes}, {""}, "no line table", gpulab::LaneCount::average),
+              "no line table");
+    EXPECT_TRUE(unknown[0].lines.empty());
 }
 
 TEST(CauseLines, AnAddressOutsideEveryLibraryIsNotGuessed) {

@@ -53,6 +53,22 @@ TEST(Scoring, OneFailingCaseCostsAnAllOrNothingTestItsPoints) {
     EXPECT_TRUE(said);
 }
 
+// A test the grader binary does not have is a grader problem; one a --filter left out is not, and costs its points
+// as "left out" (a run narrowed for debugging grades nothing it did not run).
+TEST(Scoring, ATestLeftOutByAFilterIsNoGraderProblem) {
+    SessionResult session;
+    session.tests = {outcome("Sizes/Step.MatchesOracle/a", "passed")};
+    const LabScore unfiltered = score_lab(config(), session);
+    EXPECT_EQ(find(unfiltered, "Host.Works").verdict, "missing");
+    EXPECT_EQ(unfiltered.problems.size(), 3u);  // Speed.Fast, Host.Works, Stability.PerKernel
+    session.filtered = true;
+    const LabScore filtered = score_lab(config(), session);
+    EXPECT_EQ(find(filtered, "Host.Works").verdict, "left out (--filter)");
+    EXPECT_DOUBLE_EQ(find(filtered, "Host.Works").points, 0);
+    EXPECT_TRUE(filtered.problems.empty());
+    EXPECT_DOUBLE_EQ(filtered.points, 20);
+}
+
 // Cases decided with another one (it broke the CUDA context, or hit the time limit: test_session.cpp) are
 // counted as the test's failures, and the student reads that they did not run and why.
 TEST(Scoring, CasesDecidedWithAnotherAreSaidNotToHaveRun) {

@@ -43,15 +43,21 @@ struct MemoryFigures {
     int sm_count = 0;
 };
 
+// A source line that carries a cause: "gaussian_blur.cu:57  v += w * tile[tx][ty + 1];" and its own figure, "31.0
+// extra turns per shared-memory request (94% of the kernel's bank conflicts)".
+struct CauseLine {
+    std::string quoted, figure;
+    std::string text() const { return quoted + ": " + figure; }
+};
+
 struct Diagnosis {
     std::string cause;  // "uncoalesced-loads", "uncoalesced-stores", "bank-conflicts", "small-blocks",
                         // "shared-memory-limits-occupancy", "register-spills", "blocks-end-before-they-start",
                         // "divergent-warps", "grid-smaller-than-gpu"
     std::string text;   // the sentence, with the measured figure
-    // The lines of the student's source that carry it, each with its own figure (cause_lines.h): "gaussian_blur.cu:57
-    // v += w * tile[tx][ty + 1];: 31.0 extra turns per shared load request (94% of the kernel's conflicts)". Empty
-    // where the cause is not one line's (block size, occupancy, a grid smaller than the GPU) or no line is known.
-    std::vector<std::string> lines;
+    // The lines of the student's source that carry it, each with its own figure (cause_lines.h). Empty where the
+    // cause is not one line's (block size, occupancy, a grid smaller than the GPU) or no line is known.
+    std::vector<CauseLine> lines;
 };
 
 // The causes the figures show, the largest first; empty when none.

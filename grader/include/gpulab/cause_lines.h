@@ -4,6 +4,9 @@
 //   uncoalesced loads or stores: the sectors their requests fetch or write;
 //   bank conflicts: the extra turns of their shared requests;
 //   divergent warps: their requests issued by fewer lanes than their warp has.
+// On a GPU the same causes are put down to lines from CUPTI's per-instruction counters of a drawn timed sample
+// (instruction_counters.h): the same fields, except that the GPU counts a request's lanes, not which request had
+// idle ones, so its divergence is the share of idle lanes (LaneCount::average).
 // At most kMaxCauseLines lines a cause, each holding at least kLeastCauseShare of it, with that line's own figure.
 #pragma once
 
@@ -17,8 +20,21 @@ namespace gpulab {
 constexpr std::size_t kMaxCauseLines = 2;
 constexpr double kLeastCauseShare = 0.10;
 
+// Whether `cause` is one that lines carry (uncoalesced loads or stores, bank conflicts, divergent warps): the causes
+// a block size, an occupancy or a grid decides are not.
+bool is_line_cause(const std::string& cause);
+
+// What an InstructionCount's idle_requests hold: CPU execution mode's requests that had idle lanes (exact), or the
+// GPU's idle lanes of all its requests (average: 32 * requests - lanes that ran).
+enum class LaneCount { exact, average };
+
 // Fills each diagnosis's `lines` from `instructions` (the count the figures come from). Returns why no line could be
 // named where a cause is one line's and none was ("" otherwise).
 std::string name_cause_lines(std::vector<Diagnosis>& diagnoses, const std::vector<InstructionCount>& instructions);
+
+// The same where each instruction's line is known already: `quoted[k]` is instruction k's line as
+// SourceLine::quoted() writes it ("" where unknown); `why_unknown` says why the unknown ones are.
+std::string name_cause_lines(std::vector<Diagnosis>& diagnoses, const std::vector<InstructionCount>& instructions,
+                             const std::vector<std::string>& quoted, const std::string& why_unknown, LaneCount lanes);
 
 }  // namespace gpulab

@@ -24,6 +24,8 @@
 // the speed points wait and the message says why (timing.cpp).
 #pragma once
 
+#include "gpulab/read_counter.h"
+
 #include "gpulab/lab_config.h"
 
 #include <cstddef>
@@ -131,6 +133,11 @@ struct ProfiledLaunch {
     bool launch_at_fault = false;       // ... because of the launch (more kernels than profiled, a failed kernel)
     double seconds = 0;                 // the read, replays included
     std::string device;                 // the GPU's name
+    // The student's full sample only: each memory instruction's counts and line (instruction_counters.h), and why
+    // there are none or some lines are unknown.
+    std::vector<InstructionCount> instructions;
+    std::vector<std::string> instruction_lines;
+    std::string instructions_why;
     // Summed over its kernels; NaN where a kernel lacks the metric.
     double total(const std::string& metric) const;
     std::string which() const;  // "timed sample 14 of 21"

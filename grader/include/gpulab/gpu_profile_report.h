@@ -47,7 +47,8 @@ struct GpuKernelFigures {
     double compulsory_dram_bytes_per_output_byte = 0;  // every buffer of the launch moved once
     double branch_uniform = 1;                     // 0..1: branches whose threads all went one way
     double local_bytes_per_thread = 0;             // local loads + stores per thread (spills, local arrays)
-    std::vector<Diagnosis> diagnoses;
+    std::vector<Diagnosis> diagnoses;  // each with the lines that carry it, where the GPU counted its instructions
+    std::string cause_lines_why;       // why a cause that is one line's names none ("" where each does)
 };
 
 // For a speed test's failure message: the causes the GPU's counters measured for the timed launch (suite, instance),

@@ -39,6 +39,15 @@ struct GpuBuildResources {
     std::vector<KernelResources> kernels;
 };
 
+// The cubins of a GPU build's fatbin (unpacked where compressed), with their architecture ("sm_90"): what
+// instruction_counters.h maps the GPU's instruction offsets to lines with. `why`: why there is none, or what was
+// skipped.
+struct Cubin {
+    std::string arch, bytes;
+};
+std::vector<Cubin> cubins_of(const std::string& library_bytes, std::string* why = nullptr);
+std::vector<Cubin> cubins_in_library(const std::string& path, std::string* why = nullptr);
+
 // The kernels of `gpu_library`, read once per library and process.
 const GpuBuildResources& gpu_build_resources(const std::string& gpu_library);
 

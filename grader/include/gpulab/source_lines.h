@@ -18,6 +18,10 @@ struct SourceLine {
     std::string quoted() const;
 };
 
+// Line `line` of `file` as a SourceLine with its text (a line of gpulab-cu2cpp's output is mapped back to the .cu's);
+// empty where `file` is "" or `line` is not positive. The GPU's line tables (CUPTI) name lines this way.
+SourceLine source_line_at(const std::string& file, int line);
+
 // Each address's line, in the order given (an empty SourceLine where it is not known: no line table, no
 // addr2line, an address outside any library). `why`, where given, says why the first unknown one is unknown.
 std::vector<SourceLine> source_lines_of(const std::vector<std::uintptr_t>& addresses, std::string* why = nullptr);

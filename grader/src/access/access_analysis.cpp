@@ -412,7 +412,7 @@ std::string access_table(const std::vector<AccessFigures>& rows) {
         bool one_line_cause_without_line = false;
         for (const Diagnosis& d : f.diagnoses) {
             out << "  " << f.call << ": " << d.text << " [" << d.cause << "]\n";
-            for (const std::string& line : d.lines) out << "      at " << line << "\n";
+            for (const CauseLine& line : d.lines) out << "      at " << line.text() << "\n";
             one_line_cause_without_line = one_line_cause_without_line || (d.lines.empty() && !f.cause_lines_why.empty());
         }
         if (one_line_cause_without_line) out << "      (no source line named: " << f.cause_lines_why << ")\n";
@@ -506,7 +506,8 @@ void report_access_analysis() {
     for (const AccessFigures& f : rows)
         for (const Diagnosis& d : f.diagnoses) {
             causes += (causes.empty() ? "" : ", ") + f.suite + ": " + d.cause;
-            for (const std::string& line : d.lines) cause_lines[f.suite][d.cause].push_back(line);
+            for (const CauseLine& line : d.lines)
+                cause_lines[f.suite][d.cause].push_back({{"line", line.quoted}, {"figure", line.figure}});
         }
     testing::Test::RecordProperty("causes", causes);
     testing::Test::RecordProperty("cause_lines", cause_lines.dump());

@@ -43,46 +43,77 @@ CauseRule uncoalesced(CountField sectors, CountField lanes, const std::string& a
             }};
 }
 
-const std::map<std::string, CauseRule>& rules() {
-    static const std::map<std::string, CauseRule> r = {
-        {"uncoalesced-loads", uncoalesced(&InstructionCount::load_sectors, &InstructionCount::load_lanes, "load")},
-        {"uncoalesced-stores", uncoalesced(&InstructionCount::store_sectors, &InstructionCount::store_lanes, "store")},
-        {"bank-conflicts",
-         {[](const InstructionCount& i) { return double(i.shared_load_conflicts + i.shared_store_conflicts); },
-          [](const InstructionCount& i) { return double(i.shared_load_requests + i.shared_store_requests); },
-          [](const InstructionCount& i) { return double(i.shared_load_conflicts + i.shared_store_conflicts); },
-          [](const LineTally& t, double share) {
-              return fixed(t.measure / t.per, 1) + " extra turns per shared-memory request (" + pct(share) +
-                     " of the kernel's bank conflicts)";
-          }}},
-        {"divergent-warps",
-         {[](const InstructionCount& i) { return double(i.idle_requests); },
-          [](const InstructionCount& i) {
-              return double(i.load_requests + i.store_requests + i.shared_load_requests + i.shared_store_requests);
-          },
-          [](const InstructionCount& i) { return double(i.idle_requests); },
-          [](const LineTally& t, double share) {
-              return pct(t.measure / t.per) + " of its requests issued with idle lanes (" + pct(share) +
-                     " of the kernel's requests with idle lanes)";
-          }}},
+CauseRule bank_conflicts() {
+    return {[](const InstructionCount& i) { return double(i.shared_load_conflicts + i.shared_store_conflicts); },
+            [](const InstructionCount& i) { return double(i.shared_load_requests + i.shared_store_requests); },
+            [](const InstructionCount& i) { return double(i.shared_load_conflicts + i.shared_store_conflicts); },
+            [](const LineTally& t, double share) {
+                return fixed(t.measure / t.per, 1) + " extra turns per shared-memory request (" + pct(share) +
+                       " of the kernel's bank conflicts)";
+            }};
+}
+
+double memory_requests(const InstructionCount& i) {
+    return double(i.load_requests + i.store_requests + i.shared_load_requests + i.shared_store_requests);
+}
+
+// Divergent warps: CPU execution mode knows which requests had idle lanes; the GPU, how many lanes of them idled.
+CauseRule divergent_warps(LaneCount lanes) {
+    if (lanes == LaneCount::average)
+        return {[](const InstructionCount& i) { return double(i.idle_requests); },
+                [](const InstructionCount& i) { return 32 * memory_requests(i); },
+                [](const InstructionCount& i) { return double(i.idle_requests); },
+                [](const LineTally& t, double share) {
+                    return pct(t.measure / t.per) + " of its requests' lanes idle (" + pct(share) +
+                           " of the kernel's idle lanes)";
+                }};
+    return {[](const InstructionCount& i) { return double(i.idle_requests); },
+            [](const InstructionCount& i) { return memory_requests(i); },
+            [](const InstructionCount& i) { return double(i.idle_requests); },
+            [](const LineTally& t, double share) {
+                return pct(t.measure / t.per) + " of its requests issued with idle lanes (" + pct(share) +
+                       " of the kernel's requests with idle lanes)";
+            }};
+}
+
+const std::map<std::string, CauseRule>& rules(LaneCount lanes) {
+    static const auto make = [](LaneCount l) {
+        return std::map<std::string, CauseRule>{
+            {"uncoalesced-loads", uncoalesced(&InstructionCount::load_sectors, &InstructionCount::load_lanes, "load")},
+            {"uncoalesced-stores", uncoalesced(&InstructionCount::store_sectors, &InstructionCount::store_lanes, "store")},
+            {"bank-conflicts", bank_conflicts()},
+            {"divergent-warps", divergent_warps(l)},
+        };
     };
-    return r;
+    static const std::map<std::string, CauseRule> exact = make(LaneCount::exact), average = make(LaneCount::average);
+    return lanes == LaneCount::exact ? exact : average;
 }
 
 }  // namespace
 
+bool is_line_cause(const std::string& cause) { return rules(LaneCount::exact).count(cause) > 0; }
+
 std::string name_cause_lines(std::vector<Diagnosis>& diagnoses, const std::vector<InstructionCount>& instructions) {
     bool wanted = false;
-    for (const Diagnosis& d : diagnoses) wanted = wanted || rules().count(d.cause);
+    for (const Diagnosis& d : diagnoses) wanted = wanted || rules(LaneCount::exact).count(d.cause);
     if (!wanted || instructions.empty()) return wanted ? "no instruction was counted" : "";
     std::vector<std::uintptr_t> addresses;
     for (const InstructionCount& i : instructions) addresses.push_back(i.ip);
     std::string why;
-    const std::vector<SourceLine> lines = source_lines_of(addresses, &why);
+    std::vector<std::string> quoted;
+    for (const SourceLine& line : source_lines_of(addresses, &why)) quoted.push_back(line.quoted());
+    return name_cause_lines(diagnoses, instructions, quoted, why, LaneCount::exact);
+}
+
+std::string name_cause_lines(std::vector<Diagnosis>& diagnoses, const std::vector<InstructionCount>& instructions,
+                             const std::vector<std::string>& quoted, const std::string& why_unknown, LaneCount lanes) {
+    bool wanted = false;
+    for (const Diagnosis& d : diagnoses) wanted = wanted || rules(lanes).count(d.cause);
+    if (!wanted || instructions.empty()) return wanted ? "no instruction was counted" : "";
     std::string none;
     for (Diagnosis& d : diagnoses) {
-        const auto rule = rules().find(d.cause);
-        if (rule == rules().end()) continue;
+        const auto rule = rules(lanes).find(d.cause);
+        if (rule == rules(lanes).end()) continue;
         // The instructions of one line add up (a line's load may be several instructions).
         std::map<std::string, LineTally> by_line;
         double total = 0;
@@ -90,8 +121,8 @@ std::string name_cause_lines(std::vector<Diagnosis>& diagnoses, const std::vecto
             const double w = rule->second.weight(instructions[k]);
             if (w <= 0) continue;
             total += w;
-            if (k >= lines.size() || lines[k].file.empty()) continue;
-            LineTally& t = by_line[lines[k].quoted()];
+            if (k >= quoted.size() || quoted[k].empty()) continue;
+            LineTally& t = by_line[quoted[k]];
             t.weight += w;
             t.per += rule->second.per(instructions[k]);
             t.measure += rule->second.measure(instructions[k]);
@@ -99,12 +130,13 @@ std::string name_cause_lines(std::vector<Diagnosis>& diagnoses, const std::vecto
         std::vector<std::pair<std::string, LineTally>> ranked(by_line.begin(), by_line.end());
         std::stable_sort(ranked.begin(), ranked.end(),
                          [](const auto& a, const auto& b) { return a.second.weight > b.second.weight; });
-        for (const auto& [quoted, tally] : ranked) {
+        for (const auto& [line, tally] : ranked) {
             const double share = total > 0 ? tally.weight / total : 0;
             if (d.lines.size() >= kMaxCauseLines || share < kLeastCauseShare || tally.per <= 0) break;
-            d.lines.push_back(quoted + ": " + rule->second.figure(tally, share));
+            d.lines.push_back({line, rule->second.figure(tally, share)});
         }
-        if (d.lines.empty() && none.empty()) none = why.empty() ? "no line holds " + pct(kLeastCauseShare) + " of it" : why;
+        if (d.lines.empty() && none.empty())
+            none = why_unknown.empty() ? "no line holds " + pct(kLeastCauseShare) + " of it" : why_unknown;
     }
     return none;
 }

@@ -258,17 +258,12 @@ GpuBuildResources parse_cuobjdump_resource_usage(const std::string& text) {
     return r;
 }
 
-GpuBuildResources read_fatbin_resources(const std::string& elf) {
-    GpuBuildResources r;
-    r.source = "the GPU build's fatbin, read directly (no cuobjdump found)";
-    std::string fatbin;
+std::vector<Cubin> cubins_of(const std::string& elf, std::string* why) {
+    std::vector<Cubin> out;
+    std::string fatbin, skipped;
     for (const Section& s : sections_of(elf))
         if (s.name == ".nv_fatbin") fatbin = s.contents(elf);
-    if (fatbin.empty()) {
-        r.why = "the GPU build has no .nv_fatbin section";
-        return r;
-    }
-    std::string skipped;
+    if (fatbin.empty()) skipped = "the GPU build has no .nv_fatbin section";
     // Containers (one per compiled unit): magic 0xBA55ED50, version, header size, size of the entries; each entry
     // (kind 2: a cubin) gives its header size, payload size, architecture and, compressed, its size unpacked.
     for (std::size_t o = 0; o + 16 <= fatbin.size();) {
@@ -287,16 +282,34 @@ GpuBuildResources read_fatbin_resources(const std::string& elf) {
             const auto unpacked = at<std::uint64_t>(fatbin, e + 0x38);
             if (entry_header == 0 || e + entry_header + payload_size > end) break;
             if (kind == 2) {
-                std::string payload = fatbin.substr(e + entry_header, payload_size), why;
-                if (payload.compare(0, 4, "\x28\xb5\x2f\xfd") == 0) payload = unzstd(payload, unpacked, why);
-                if (is_elf64(payload)) read_cubin(payload, "sm_" + std::to_string(arch), r.kernels);
-                else skipped = why.empty() ? "a cubin in a form this reader does not know" : why;
+                std::string payload = fatbin.substr(e + entry_header, payload_size), unzipped_why;
+                if (payload.compare(0, 4, "\x28\xb5\x2f\xfd") == 0) payload = unzstd(payload, unpacked, unzipped_why);
+                if (is_elf64(payload)) out.push_back({"sm_" + std::to_string(arch), std::move(payload)});
+                else skipped = unzipped_why.empty() ? "a cubin in a form this reader does not know" : unzipped_why;
             }
             e += entry_header + payload_size;
         }
         o += header + size;
         o = (o + 7) / 8 * 8;
     }
+    if (why) *why = out.empty() && skipped.empty() ? "the GPU build's fatbin holds no cubin" : skipped;
+    return out;
+}
+
+std::vector<Cubin> cubins_in_library(const std::string& path, std::string* why) {
+    const std::string bytes = read_file(path);
+    if (bytes.empty()) {
+        if (why) *why = "cannot read " + path;
+        return {};
+    }
+    return cubins_of(bytes, why);
+}
+
+GpuBuildResources read_fatbin_resources(const std::string& elf) {
+    GpuBuildResources r;
+    r.source = "the GPU build's fatbin, read directly (no cuobjdump found)";
+    std::string skipped;
+    for (const Cubin& c : cubins_of(elf, &skipped)) read_cubin(c.bytes, c.arch, r.kernels);
     keep_one_architecture(r);
     r.available = !r.kernels.empty();
     if (!r.available) r.why = skipped.empty() ? "the GPU build's fatbin holds no cubin" : skipped;

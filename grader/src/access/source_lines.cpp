@@ -43,7 +43,15 @@ SourceLine parse_location(const std::string& text) {
         return {};
     }
     if (l.line <= 0) return {};
-    l.file = s.substr(0, colon);
+    return source_line_at(s.substr(0, colon), l.line);
+}
+
+}  // namespace
+
+SourceLine source_line_at(const std::string& file, int line) {
+    SourceLine l;
+    if (file.empty() || line <= 0) return l;
+    l.file = file, l.line = line;
     // A line of gpulab-cu2cpp's output (some instructions are put down to the compiled file itself): its second
     // line is `#line 1 "<the .cu>"`, so its line N is the .cu's line N - 2.
     const std::string directive = line_of_file(l.file, 2);
@@ -54,8 +62,6 @@ SourceLine parse_location(const std::string& text) {
     l.text = line_of_file(l.file, l.line);
     return l;
 }
-
-}  // namespace
 
 std::string SourceLine::quoted() const {
     if (file.empty()) return "";

@@ -244,6 +244,30 @@ TimedSeries timed_series_of(const std::string& key) {
     return stopped ? TimedSeries::stopped_by_the_launch : timed ? TimedSeries::timed : TimedSeries::not_timed;
 }
 
+namespace {
+
+// An instruction's counts as a short array, in InstructionCount's order (the hand-over between processes).
+nlohmann::json counts_of(const InstructionCount& i) {
+    return {i.ip, i.load_requests, i.load_sectors, i.load_lanes, i.store_requests, i.store_sectors, i.store_lanes,
+            i.shared_load_requests, i.shared_load_conflicts, i.shared_store_requests, i.shared_store_conflicts,
+            i.idle_requests};
+}
+
+InstructionCount instruction_of(const nlohmann::json& a) {
+    InstructionCount i;
+    if (!a.is_array() || a.size() != 12) return i;
+    const auto n = [&](std::size_t k) { return a[k].is_number_unsigned() ? a[k].get<unsigned long long>() : 0ULL; };
+    i.ip = std::uintptr_t(n(0));
+    i.load_requests = n(1), i.load_sectors = n(2), i.load_lanes = n(3);
+    i.store_requests = n(4), i.store_sectors = n(5), i.store_lanes = n(6);
+    i.shared_load_requests = n(7), i.shared_load_conflicts = n(8);
+    i.shared_store_requests = n(9), i.shared_store_conflicts = n(10);
+    i.idle_requests = n(11);
+    return i;
+}
+
+}  // namespace
+
 nlohmann::json drawn_samples_json(const std::vector<ProfiledLaunch>& samples) {
     nlohmann::json out = nlohmann::json::array();
     for (const ProfiledLaunch& l : samples) {
@@ -254,10 +278,14 @@ nlohmann::json drawn_samples_json(const std::vector<ProfiledLaunch>& samples) {
                 metrics[name] = std::isnan(value) ? nlohmann::json(nullptr) : nlohmann::json(value);
             kernels.push_back({{"name", k.name}, {"metrics", metrics}});
         }
+        nlohmann::json instructions = nlohmann::json::array();
+        for (std::size_t k = 0; k < l.instructions.size(); ++k)
+            instructions.push_back({{"line", k < l.instruction_lines.size() ? l.instruction_lines[k] : ""},
+                                    {"counts", counts_of(l.instructions[k])}});
         out.push_back({{"role", l.role}, {"suite", l.suite}, {"instance", l.instance}, {"call", l.call},
                        {"sample", l.sample}, {"samples", l.samples}, {"full", l.full}, {"error", l.error},
                        {"launch_at_fault", l.launch_at_fault}, {"seconds", l.seconds}, {"device", l.device},
-                       {"kernels", kernels}});
+                       {"kernels", kernels}, {"instructions", instructions}, {"instructions_why", l.instructions_why}});
     }
     return out;
 }
@@ -284,6 +312,11 @@ std::vector<ProfiledLaunch> drawn_samples_of(const nlohmann::json& j) {
                 kernel.metrics[name] = value.is_number() ? value.get<double>() : kNaN;
             l.kernels.push_back(std::move(kernel));
         }
+        for (const nlohmann::json& i : s.value("instructions", nlohmann::json::array())) {
+            l.instruction_lines.push_back(i.value("line", ""));
+            l.instructions.push_back(instruction_of(i.value("counts", nlohmann::json::array())));
+        }
+        l.instructions_why = s.value("instructions_why", "");
         out.push_back(std::move(l));
     }
     return out;

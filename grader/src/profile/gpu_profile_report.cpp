@@ -3,6 +3,7 @@
 #include "gpulab/gpu_profile_report.h"
 
 #include "gpulab/access_analysis.h"
+#include "gpulab/cause_lines.h"
 #include "gpulab/counter_agreement.h"
 #include "gpulab/format.h"
 #include "gpulab/gpu_profile.h"
@@ -110,6 +111,10 @@ GpuKernelFigures figures_of(const GpuProfile& profile, const std::string& suite,
     if (const double blocks = k.metric(kGridSize); !std::isnan(blocks) && blocks > 0) m.grid_blocks = (unsigned long long)blocks;
     m.sm_count = device_facts().answered_sm_count;
     f.diagnoses = diagnose(m);
+    // The lines, where the drawn sample's instructions were counted (instruction_counters.h: its line-level causes).
+    if (!l->instructions.empty() || !l->instructions_why.empty())
+        f.cause_lines_why = name_cause_lines(f.diagnoses, l->instructions, l->instruction_lines, l->instructions_why,
+                                             LaneCount::average);
     return f;
 }
 
@@ -264,6 +269,7 @@ std::string speed_diagnosis(const GpuProfile& profile, const std::string& suite,
         if (!theirs_figure.empty()) out += " (the reference's kernel" + at_size + ": " + theirs_figure + ")";
         out += gap_explained(d.cause, yours, theirs);
         out += " [" + d.cause + "]";
+        for (std::size_t k = 0; k < d.lines.size(); ++k) out += (k ? "; " : ", at ") + d.lines[k].text();
     }
     return out + ".";
 }
@@ -303,10 +309,17 @@ std::string gpu_profile_table(const std::vector<GpuKernelFigures>& rows, const s
         out << "  shm B/B \"-\": " << (shared_bytes_counted(&why) ? "the profiler gave no count of the shared bytes" : why) << "\n";
     }
     if (!expert_why.empty()) out << "  expert: not profiled: " << expert_why << "\n";
-    for (const GpuKernelFigures& f : rows)
-        for (const Diagnosis& d : f.diagnoses)
+    for (const GpuKernelFigures& f : rows) {
+        bool one_line_cause_without_line = false;
+        for (const Diagnosis& d : f.diagnoses) {
             out << "  " << (f.call.empty() ? f.suite : f.call) << " (" << f.role << "): " << d.text << " [" << d.cause
                 << "]\n";
+            for (const CauseLine& line : d.lines) out << "      at " << line.text() << "\n";
+            one_line_cause_without_line = one_line_cause_without_line || (d.lines.empty() && is_line_cause(d.cause));
+        }
+        if (one_line_cause_without_line && !f.cause_lines_why.empty())
+            out << "      (no source line named: " << f.cause_lines_why << ")\n";
+    }
     out << "  occ: achieved / theoretical occupancy of the longest kernel, limit: what binds the theoretical one; "
            "sec/rq: 32-byte sectors per warp request (4 = 32 neighbouring floats, 32 = every lane its own sector); "
            "conf: bank conflicts (extra turns) per shared request; gld/shm B/B: global/shared bytes the threads read per "
@@ -378,10 +391,14 @@ void report_gpu_profile() {
     const GpuProfile& profile = gpu_profile();
     const std::vector<GpuKernelFigures> rows = gpu_profile_rows(profile, timed_launches());
     std::string causes, measured;
+    nlohmann::json cause_lines = nlohmann::json::object();  // suite -> cause -> the lines that carry it
     for (const GpuKernelFigures& f : rows) {
         if (f.role != "yours" || !f.available) continue;
-        for (const Diagnosis& d : f.diagnoses)
+        for (const Diagnosis& d : f.diagnoses) {
             causes += (causes.empty() ? "" : ", ") + f.suite + " " + f.instance + ": " + d.cause;
+            for (const CauseLine& line : d.lines)
+                cause_lines[f.suite][d.cause].push_back({{"line", line.quoted}, {"figure", line.figure}});
+        }
         measured += (measured.empty() ? "" : "; ") + f.suite + ": occupancy " + pct(f.achieved_occupancy) + " of " +
                     pct(f.theoretical_occupancy) + ", " + fixed(f.load_sectors_per_request, 1) + " sectors/load request, " +
                     fixed(f.dram_bytes_per_output_byte, 2) + " DRAM B/B" +
@@ -411,6 +428,7 @@ void report_gpu_profile() {
     std::ofstream(json_path) << json << "\n";
     const PlotOutcome plot = draw_plot("gpu-profile", json_path, {"--out", png_path});
     testing::Test::RecordProperty("causes", causes);
+    testing::Test::RecordProperty("cause_lines", cause_lines.dump());
     testing::Test::RecordProperty("expert_profile", expert_summary(rows, profile.expert_why));
     testing::Test::RecordProperty("report_table", table);
     testing::Test::RecordProperty("gpu_profile_json", json);

@@ -12,6 +12,8 @@
 // each range, initialize the image again.
 #include "gpulab/sample_counters.h"
 
+#include "cuda_calls.h"
+
 #include "gpulab/access_diagnosis.h"
 #include "gpulab/cuda_check.h"
 #include "gpulab/device_facts.h"
@@ -36,12 +38,6 @@
 
 namespace gpulab {
 namespace {
-
-std::string cupti_text(CUptiResult r) {
-    const char* text = nullptr;
-    cuptiGetResultString(r, &text);
-    return (text ? std::string(text) : "CUPTI error") + " (" + std::to_string(int(r)) + ")";
-}
 
 // A call that fails says which, in words.
 struct CuptiFailure : std::runtime_error {
@@ -72,8 +68,6 @@ std::string machine_reason(const CuptiFailure& f) {
     }
 }
 
-CUcontext current_context();
-CUresult synchronize_context();
 void load_perfworks_beside_cupti();
 
 // Another process's profiler holds the counters for a moment (its test ending): wait for them, up to a limit.
@@ -353,6 +347,30 @@ private:
     CUpti_RangeProfiler_Object* object_ = nullptr;
 };
 
+// CUPTI loads the PerfWorks libraries (libnvperf_host, libnvperf_target) by name when profiling starts, which finds
+// them only where the loader's path has the toolkit's library folder. Loading them first from the folder libcupti was
+// loaded from makes the later load by name find them whatever LD_LIBRARY_PATH says.
+void load_perfworks_beside_cupti() {
+    Dl_info info{};
+    if (!dladdr(reinterpret_cast<void*>(&cuptiGetResultString), &info) || !info.dli_fname) return;
+    const std::string cupti = info.dli_fname;
+    const std::string dir = cupti.substr(0, cupti.rfind('/') + 1);
+    for (const char* name : {"libnvperf_host.so", "libnvperf_target.so"}) dlopen((dir + name).c_str(), RTLD_NOW | RTLD_GLOBAL);
+}
+
+Session& session() {
+    static Session* s = new Session;  // never destroyed: CUPTI must not be torn down after the context
+    return *s;
+}
+
+}  // namespace
+
+std::string cupti_text(CUptiResult r) {
+    const char* text = nullptr;
+    cuptiGetResultString(r, &text);
+    return (text ? std::string(text) : "CUPTI error") + " (" + std::to_string(int(r)) + ")";
+}
+
 // The driver's current context, through the runtime's entry points (the grader does not link the driver: a machine
 // without one starts GPU graders too, to list their tests).
 CUcontext current_context() {
@@ -378,24 +396,6 @@ CUresult synchronize_context() {
     }();
     return synchronize();
 }
-
-// CUPTI loads the PerfWorks libraries (libnvperf_host, libnvperf_target) by name when profiling starts, which finds
-// them only where the loader's path has the toolkit's library folder. Loading them first from the folder libcupti was
-// loaded from makes the later load by name find them whatever LD_LIBRARY_PATH says.
-void load_perfworks_beside_cupti() {
-    Dl_info info{};
-    if (!dladdr(reinterpret_cast<void*>(&cuptiGetResultString), &info) || !info.dli_fname) return;
-    const std::string cupti = info.dli_fname;
-    const std::string dir = cupti.substr(0, cupti.rfind('/') + 1);
-    for (const char* name : {"libnvperf_host.so", "libnvperf_target.so"}) dlopen((dir + name).c_str(), RTLD_NOW | RTLD_GLOBAL);
-}
-
-Session& session() {
-    static Session* s = new Session;  // never destroyed: CUPTI must not be torn down after the context
-    return *s;
-}
-
-}  // namespace
 
 bool counters_readable(std::string* why) { return session().ready(why); }
 

@@ -6,7 +6,11 @@
 #include "gpulab/format.h"
 #include "gpulab/lab_config.h"
 #include "gpulab/launch_deadline.h"
+#include "gpulab/cause_lines.h"
+#include "gpulab/gpu_profile_report.h"
+#include "gpulab/instruction_counters.h"
 #include "gpulab/sample_counters.h"
+#include "gpulab/solution.h"
 #include "gpulab/test_id.h"
 
 #include <gtest/gtest.h>
@@ -36,6 +40,30 @@ bool compared_with_count(const TimedWork& work) {
 
 // A drawn launch's limit: its replays take a few times its own time and CUPTI's passes a few ms each.
 double profiled_deadline_ms(const TimedWork& work) { return 10 * work.deadline_ms + 30000; }
+
+// The student's full sample, where its counters name a cause that lines carry: each memory instruction's counts and
+// line, from one more run of the launch under CUPTI's patched kernels (instruction_counters.h). Feedback only: no
+// figure of that run is timed, compared or scored, and its launches are not recorded as the sample's.
+void count_instructions(ProfiledLaunch& l, const std::function<void()>& launch, const TimedWork& work) {
+    GpuProfile one;
+    one.available = true;
+    one.launches = {l};
+    bool wanted = false;
+    for (const Diagnosis& d : figures_of(one, l.suite, l.instance, "yours").diagnoses) wanted = wanted || is_line_cause(d.cause);
+    if (!wanted) return;
+    std::unique_ptr<LaunchDeadline> deadline;
+    if (work.deadline_ms > 0)
+        deadline = std::make_unique<LaunchDeadline>(
+            profiled_deadline_ms(work),
+            too_slow_message(work.call + " (a drawn timed sample, its instructions counted)", profiled_deadline_ms(work),
+                             work.reference_ms));
+    LaunchRecorder recorder;
+    const InstructionCounts counts = read_instruction_counters(launch, solution_library_path(Role::student));
+    l.instructions = counts.instructions;
+    l.instruction_lines = counts.lines;
+    l.instructions_why = counts.why;
+    l.seconds += counts.seconds;
+}
 
 }  // namespace
 
@@ -135,6 +163,7 @@ void ProfiledSamples::run(std::size_t index, int sample, const std::function<voi
         }
         l.kernels.push_back(std::move(kernel));
     }
+    if (role == "yours" && l.full && l.error.empty()) count_instructions(l, launch, *work_);
     add_drawn_sample(l);
     read_.push_back(std::move(l));
 }

@@ -71,11 +71,13 @@ function(_gpulab_add_solution lab name source_dir sources expect shared)
         if(mode STREQUAL "gpu")
             add_library(${target} SHARED ${sources} ${export})
             target_link_libraries(${target} PRIVATE CUDA::cudart)
-            # Source lines for compute-sanitizer's reports (the Sanitizer test); no change to the code generated.
-            # Not the reference's: the sanitizer never runs it, and line info would carry the instructor's
-            # source paths into the student release's compiled reference (make_dist.sh refuses that).
+            # Source lines for compute-sanitizer's reports (the Sanitizer test) and the GPU's cause lines (device
+            # code: -lineinfo), and for the line of each launch (host code: -g1, launch_line_of); no change to the
+            # code generated. Not the reference's: the sanitizer never runs it, and line info would carry the
+            # instructor's source paths into the student release's compiled reference (make_dist.sh refuses that).
             if(NOT name STREQUAL "reference")
-                target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
+                target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>
+                                       $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-g1>)
             endif()
         else()
             add_library(${target} SHARED ${export})

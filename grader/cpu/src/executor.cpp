@@ -226,7 +226,7 @@ void launch(const LaunchSite& site, const void* kernel, dim3 grid, dim3 block, s
     return;
   }
   if (dry_run()) {
-    if (LaunchObserver observer = g_launch_observer.load()) observer(LaunchRecord{kernel, grid, block, shmem, 0, site.kernel});
+    if (LaunchObserver observer = g_launch_observer.load()) observer(LaunchRecord{kernel, grid, block, shmem, 0, site.kernel, site.file, site.line});
     return;
   }
   if (!config_ok(site, grid, block, shmem, kernel)) return;
@@ -262,7 +262,7 @@ void launch(const LaunchSite& site, const void* kernel, dim3 grid, dim3 block, s
   if (job.err != cudaSuccess) fail(job.err, job.msg + format(" [GPULAB_CPU_SEED=%llu]", job.seed));
   kernel_ran(kernel, job.static_shared.load());
   if (LaunchObserver observer = g_launch_observer.load())
-    observer(LaunchRecord{kernel, grid, block, shmem, job.static_shared.load(), site.kernel});
+    observer(LaunchRecord{kernel, grid, block, shmem, job.static_shared.load(), site.kernel, site.file, site.line});
 }
 
 void set_launch_observer(LaunchObserver observer) { g_launch_observer = observer; }

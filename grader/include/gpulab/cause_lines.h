@@ -24,6 +24,14 @@ constexpr double kLeastCauseShare = 0.10;
 // a block size, an occupancy or a grid decides are not.
 bool is_line_cause(const std::string& cause);
 
+// Whether `cause` is one a launch's configuration decides (block size, occupancy limited by shared memory or
+// registers, blocks that end before the next start, a grid smaller than the GPU): its line is the launch's.
+bool is_launch_cause(const std::string& cause);
+
+// Puts each such cause of `diagnoses` down to `launch_line` (SourceLine::quoted() of the launch's <<<...>>>), with
+// `configuration` ("grid 96x1x1, block 256x1x1") as its figure; nothing where the line is "".
+void name_launch_line(std::vector<Diagnosis>& diagnoses, const std::string& launch_line, const std::string& configuration);
+
 // What an InstructionCount's idle_requests hold: CPU execution mode's requests that had idle lanes (exact), or the
 // GPU's idle lanes of all its requests (average: 32 * requests - lanes that ran).
 enum class LaneCount { exact, average };

@@ -119,6 +119,9 @@ TimedLaunchName expert_beside();  // empty where the lab registered none (or its
 struct ProfiledKernel {
     std::string name;                        // the kernel's name as the compiler knows it
     std::map<std::string, double> metrics;   // metric name -> value in base units; NaN where none was read
+    // Its launch's line in the student's source, quoted (SourceLine::quoted(); "" where not known), and its
+    // configuration ("grid 96x1x1, block 256x1x1, ..."): where a launch's cause (block size, occupancy) lies.
+    std::string launch_line, configuration;
     double metric(const std::string& name) const;  // NaN where absent
 };
 

@@ -36,6 +36,12 @@ struct RecordedLaunch {
     // CPU execution mode records none: it runs no timing, which is what compares them.
     std::vector<RecordedArgument> arguments;
     bool arguments_known = false;
+    // Where the student's code launched it: in CPU execution mode the .cu file and line of its <<<...>>> (the
+    // rewriter's __FILE__ and __LINE__); on a GPU the address the launch configuration was pushed from, whose line
+    // the GPU build's host line table gives (launch_line_of, source_lines.h).
+    const char* site_file = nullptr;
+    int site_line = 0;
+    std::uintptr_t site_address = 0;
     std::size_t shared_bytes() const { return static_shared_bytes + dynamic_shared_bytes; }
     std::string describe() const;  // "grid 4096x1x1, block 256x1x1, 0 B shared, 16 regs" (regs where known)
 };

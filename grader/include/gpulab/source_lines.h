@@ -4,6 +4,8 @@
 // read by binutils' addr2line, once for all the addresses of one library.
 #pragma once
 
+#include "gpulab/launch_recorder.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,6 +23,10 @@ struct SourceLine {
 // Line `line` of `file` as a SourceLine with its text (a line of gpulab-cu2cpp's output is mapped back to the .cu's);
 // empty where `file` is "" or `line` is not positive. The GPU's line tables (CUPTI) name lines this way.
 SourceLine source_line_at(const std::string& file, int line);
+
+// The line of a recorded launch's <<<...>>> (launch_recorder.h): CPU execution mode's file and line, or the GPU
+// build's host line table at the address its configuration was pushed from; empty where neither is known.
+SourceLine launch_line_of(const RecordedLaunch& launch);
 
 // Each address's line, in the order given (an empty SourceLine where it is not known: no line table, no
 // addr2line, an address outside any library). `why`, where given, says why the first unknown one is unknown.

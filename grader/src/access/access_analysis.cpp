@@ -1,6 +1,7 @@
 #include "gpulab/access_analysis.h"
 
 #include "gpulab/cause_lines.h"
+#include "gpulab/source_lines.h"
 #include "gpulab/device_facts.h"
 #include "gpulab/format.h"
 #include "gpulab/grader_test.h"
@@ -341,6 +342,8 @@ void fill_configuration_and_diagnosis(const std::vector<RecordedLaunch>& launche
     m.sm_count = device_facts().answered_sm_count;
     f.diagnoses = diagnose(m);
     f.cause_lines_why = name_cause_lines(f.diagnoses, instructions);
+    if (main_launch != launches.end())
+        name_launch_line(f.diagnoses, launch_line_of(*main_launch).quoted(), main_launch->describe());
 }
 
 }  // namespace

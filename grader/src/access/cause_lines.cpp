@@ -93,6 +93,17 @@ const std::map<std::string, CauseRule>& rules(LaneCount lanes) {
 
 bool is_line_cause(const std::string& cause) { return rules(LaneCount::exact).count(cause) > 0; }
 
+bool is_launch_cause(const std::string& cause) {
+    return cause == "small-blocks" || cause == "shared-memory-limits-occupancy" || cause == "register-limits-occupancy" ||
+           cause == "blocks-end-before-they-start" || cause == "grid-smaller-than-gpu";
+}
+
+void name_launch_line(std::vector<Diagnosis>& diagnoses, const std::string& launch_line, const std::string& configuration) {
+    if (launch_line.empty()) return;
+    for (Diagnosis& d : diagnoses)
+        if (is_launch_cause(d.cause) && d.lines.empty()) d.lines.push_back({launch_line, "the launch: " + configuration});
+}
+
 std::string name_cause_lines(std::vector<Diagnosis>& diagnoses, const std::vector<InstructionCount>& instructions) {
     bool wanted = false;
     for (const Diagnosis& d : diagnoses) wanted = wanted || rules(LaneCount::exact).count(d.cause);

@@ -63,6 +63,22 @@ SourceLine source_line_at(const std::string& file, int line) {
     return l;
 }
 
+SourceLine launch_line_of(const RecordedLaunch& launch) {
+    if (launch.site_file && launch.site_line > 0) {
+        // __FILE__ is relative to the tree's root where the file is inside it (-fmacro-prefix-map).
+        std::string file = launch.site_file;
+#ifdef GPULAB_SOURCE_ROOT
+        if (!file.empty() && file[0] != '/') file = std::string(GPULAB_SOURCE_ROOT) + "/" + file;
+#endif
+        return source_line_at(file, launch.site_line);
+    }
+    if (launch.site_address) {
+        const std::vector<SourceLine> lines = source_lines_of({launch.site_address});
+        if (!lines.empty()) return lines[0];
+    }
+    return {};
+}
+
 std::string SourceLine::quoted() const {
     if (file.empty()) return "";
     const std::size_t slash = file.find_last_of('/');

@@ -118,6 +118,8 @@ void observe(const gpulab::cpu::LaunchRecord& r) {
     launch.block = r.block;
     launch.dynamic_shared_bytes = r.dynamic_shared;
     launch.static_shared_bytes = r.static_shared;
+    launch.site_file = r.file;
+    launch.site_line = r.line;
     gpulab::g_active->launches.push_back(launch);
 }
 
@@ -164,6 +166,18 @@ LaunchFn real_launch() {
     static const auto real = reinterpret_cast<LaunchFn>(dlsym(RTLD_NEXT, "cudaLaunchKernel"));
     return real;
 }
+
+using PushConfigurationFn = unsigned (*)(dim3, dim3, size_t, struct CUstream_st*);
+
+PushConfigurationFn real_push_configuration() {
+    static const auto real = reinterpret_cast<PushConfigurationFn>(dlsym(RTLD_NEXT, "__cudaPushCallConfiguration"));
+    return real;
+}
+
+// Where this thread's last <<<...>>> pushed its configuration from: an address in the student's launch function, on
+// the launch's line (the kernel's stub, which makes the launch itself, is the compiler's and carries the kernel's
+// line instead). Taken by the launch that follows.
+thread_local std::uintptr_t t_pushed_from = 0;
 
 HandleLaunchFn real_handle_launch() {
     static const auto real = reinterpret_cast<HandleLaunchFn>(dlsym(RTLD_NEXT, "__cudaLaunchKernel"));
@@ -241,6 +255,8 @@ void record(const void* kernel, bool is_handle, dim3 grid, dim3 block, size_t sh
     launch.grid = grid;
     launch.block = block;
     launch.dynamic_shared_bytes = shared;
+    launch.site_address = t_pushed_from;
+    t_pushed_from = 0;
     record_arguments(launch, is_handle, args);
     // A kernel's compiled attributes never change: asked once, so that watching a timed launch adds next
     // to nothing to its time.
@@ -426,6 +442,14 @@ extern "C" void __cudaRegisterVar(void** module, char* host_variable, char* devi
 // so the solution libraries' launches resolve here first. nvcc 13's <<<...>>> calls
 // __cudaLaunchKernel with a kernel handle (cudaFuncGetAttributes accepts one); explicit launches
 // and older code call cudaLaunchKernel.
+// Every <<<...>>> pushes its configuration first, from the launch's own line: only the address is kept (no lock, no
+// lookup), so that watching a timed launch adds next to nothing to its time.
+extern "C" unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared, struct CUstream_st* stream) {
+    t_pushed_from = reinterpret_cast<std::uintptr_t>(__builtin_return_address(0));
+    const auto real = real_push_configuration();
+    return real ? real(grid, block, shared, stream) : 1;
+}
+
 extern "C" cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shared,
                                           cudaStream_t stream) {
     const auto real = real_handle_launch();

@@ -276,7 +276,8 @@ nlohmann::json drawn_samples_json(const std::vector<ProfiledLaunch>& samples) {
             nlohmann::json metrics = nlohmann::json::object();
             for (const auto& [name, value] : k.metrics)
                 metrics[name] = std::isnan(value) ? nlohmann::json(nullptr) : nlohmann::json(value);
-            kernels.push_back({{"name", k.name}, {"metrics", metrics}});
+            kernels.push_back({{"name", k.name}, {"metrics", metrics}, {"launch_line", k.launch_line},
+                               {"configuration", k.configuration}});
         }
         nlohmann::json instructions = nlohmann::json::array();
         for (std::size_t k = 0; k < l.instructions.size(); ++k)
@@ -307,6 +308,8 @@ std::vector<ProfiledLaunch> drawn_samples_of(const nlohmann::json& j) {
         for (const nlohmann::json& k : kernels) {
             ProfiledKernel kernel;
             kernel.name = k.value("name", "");
+            kernel.launch_line = k.value("launch_line", "");
+            kernel.configuration = k.value("configuration", "");
             const nlohmann::json metrics = k.value("metrics", nlohmann::json::object());  // outlives the loop below
             for (const auto& [name, value] : metrics.items())
                 kernel.metrics[name] = value.is_number() ? value.get<double>() : kNaN;

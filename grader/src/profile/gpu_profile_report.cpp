@@ -111,10 +111,12 @@ GpuKernelFigures figures_of(const GpuProfile& profile, const std::string& suite,
     if (const double blocks = k.metric(kGridSize); !std::isnan(blocks) && blocks > 0) m.grid_blocks = (unsigned long long)blocks;
     m.sm_count = device_facts().answered_sm_count;
     f.diagnoses = diagnose(m);
-    // The lines, where the drawn sample's instructions were counted (instruction_counters.h: its line-level causes).
+    // The lines, where the drawn sample's instructions were counted (instruction_counters.h: its line-level causes),
+    // and the launch's line for the causes its configuration decides.
     if (!l->instructions.empty() || !l->instructions_why.empty())
         f.cause_lines_why = name_cause_lines(f.diagnoses, l->instructions, l->instruction_lines, l->instructions_why,
                                              LaneCount::average);
+    name_launch_line(f.diagnoses, k.launch_line, k.configuration);
     return f;
 }
 

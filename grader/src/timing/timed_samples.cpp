@@ -11,6 +11,7 @@
 #include "gpulab/instruction_counters.h"
 #include "gpulab/sample_counters.h"
 #include "gpulab/solution.h"
+#include "gpulab/source_lines.h"
 #include "gpulab/test_id.h"
 
 #include <gtest/gtest.h>
@@ -159,6 +160,8 @@ void ProfiledSamples::run(std::size_t index, int sample, const std::function<voi
         ProfiledKernel kernel = counters.kernels[k];
         if (k < launches.size()) {
             kernel.name = kernel_name_of(launches[k].kernel);
+            if (role == "yours") kernel.launch_line = launch_line_of(launches[k]).quoted();
+            kernel.configuration = launches[k].describe();
             for (const auto& [name, value] : launch_metrics(launches[k])) kernel.metrics[name] = value;
         }
         l.kernels.push_back(std::move(kernel));

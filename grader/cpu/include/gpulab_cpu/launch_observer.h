@@ -17,6 +17,8 @@ struct LaunchRecord {
   size_t dynamic_shared = 0;
   size_t static_shared = 0;
   const char* name = nullptr;  // the kernel's name at its launch site, for messages
+  const char* file = nullptr;  // the launch site: the .cu file (gpulab-cu2cpp keeps its name and lines) and line
+  int line = 0;
 };
 
 using LaunchObserver = void (*)(const LaunchRecord& launch);

@@ -78,6 +78,9 @@ TEST(CauseLines, TheGpusCountsAreNamedByTheLinesTheyCameWith) {
     EXPECT_EQ(gpulab::name_cause_lines(unknown, {odd_lanes}, {""}, "no line table", gpulab::LaneCount::average),
               "no line table");
     EXPECT_TRUE(unknown[0].lines.empty());
+    // No instruction counted at all: the GPU's reason, not a bare "none".
+    EXPECT_EQ(gpulab::name_cause_lines(unknown, {}, {}, "the counters gave no counts", gpulab::LaneCount::average),
+              "the counters gave no counts");
 }
 
 TEST(CauseLines, AnAddressOutsideEveryLibraryIsNotGuessed) {

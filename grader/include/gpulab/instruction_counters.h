@@ -3,8 +3,8 @@
 //
 // CUPTI's SASS metrics patch the kernel so that every memory instruction counts its own requests, lanes, sectors and
 // shared-memory wavefronts; the GPU build has line tables (-lineinfo), and CUPTI maps an instruction's offset in its
-// cubin to a line (cuptiGetSassToSourceCorrelation). The cubins are read from the solution library with cuobjdump
-// and matched to the counted code by their CRC. The counts are CPU execution mode's InstructionCount fields, so
+// cubin to a line (cuptiGetSassToSourceCorrelation). The cubins are read from the solution library's own fatbin
+// (kernel_resources.h: cubins_in_library) and matched to the counted code by their CRC. The counts are CPU execution mode's InstructionCount fields, so
 // cause_lines.h names the lines the same way in both modes; only the lanes differ (LaneCount::average): the GPU
 // counts the lanes a request ran, not which request had idle ones.
 //

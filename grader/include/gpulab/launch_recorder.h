@@ -2,7 +2,8 @@
 //
 // The grader executable defines cudaLaunchKernel itself (every <<<...>>> launch goes through it) and
 // forwards to the CUDA runtime's; it defines __cudaPushCallConfiguration too, which every <<<...>>> calls from its
-// own line first, and keeps the address it was called from (the launch's line: source_lines.h). While a LaunchRecorder is alive, each launch is recorded with its
+// own line first, and keeps the address it was called from (the launch's line: source_lines.h). While a
+// LaunchRecorder is alive, each launch is recorded with its
 // configuration and the kernel's compiled attributes, so a test can check the technique itself
 // ("the tiled kernel has a shared-memory tile") instead of inferring it from speed.
 #pragma once

@@ -46,7 +46,7 @@ def headless(chrome, *args):
 
 
 def check_page(chrome, gpulab_grade, build, work, which, solution, tests, passes, quoted):
-    """One grading and its page: the problems found, and the screenshot's path."""
+    """One grading and its page: the problems found (the screenshot is kept as report-page-<which>.png)."""
     out = os.path.join(work, which)
     reports = [] if any(t.startswith("Report.") for t in tests) else ["--no-reports"]
     run = subprocess.run([gpulab_grade, "--build-dir", build, "--lab", LAB, "--no-build", "--mode", "cpu", "--solution",
@@ -55,7 +55,7 @@ def check_page(chrome, gpulab_grade, build, work, which, solution, tests, passes
     print(f"--- {which} ({solution}): gpulab-grade exit {run.returncode}\n" + run.stdout[-1200:])
     page = os.path.join(out, "report.html")
     if not os.path.isfile(page):
-        return [f"{which}: gpulab-grade (exit {run.returncode}) wrote no {page}"], None
+        return [f"{which}: gpulab-grade (exit {run.returncode}) wrote no {page}"]
     problems = []
     last_lines = run.stdout.strip().splitlines()[-3:]
     if not any(page in line for line in last_lines):
@@ -63,7 +63,7 @@ def check_page(chrome, gpulab_grade, build, work, which, solution, tests, passes
 
     dom = headless(chrome, "--dump-dom", "file://" + page)
     if dom.returncode != 0 or "<table" not in dom.stdout:
-        return [f"{which}: Chromium rendered no table (exit {dom.returncode}): {dom.stderr[-800:]}"], None
+        return [f"{which}: Chromium rendered no table (exit {dom.returncode}): {dom.stderr[-800:]}"]
     rows = re.findall(r"<tr class=\"(\w+)\"><td>([^<]*)</td>", dom.stdout)
     for test in tests:
         kinds = [kind for kind, cell in rows if cell == test]
@@ -81,18 +81,18 @@ def check_page(chrome, gpulab_grade, build, work, which, solution, tests, passes
         lines = re.findall(r"<code class=\"line\">([^<]*)</code><span class=\"figure\">([^<]*)</span>", dom.stdout)
         if not any(line.startswith(quoted + "  ") and len(line) > len(quoted) + 2 and figure for line, figure in lines):
             problems.append(f"{which}: the page quotes no line {quoted} with its text and figure (quoted: {lines})")
-    if f'href="{LAB}/tests.log"' not in dom.stdout and f'href="{LAB}/cpu/tests.log"' not in dom.stdout:
-        problems.append(f"{which}: the page does not link the lab's tests.log")
+    logs = [log for log in (f"{LAB}/tests.log", f"{LAB}/cpu/tests.log") if f'href="{log}"' in dom.stdout]
+    if not logs or not all(os.path.isfile(os.path.join(out, log)) for log in logs):
+        problems.append(f"{which}: the page does not link the lab's tests.log, or the log is not there")
 
     shot = os.path.join(work, f"report-page-{which}.png")
     screenshot = headless(chrome, "--window-size=1280,2400", f"--screenshot={shot}", "file://" + page)
     if screenshot.returncode != 0 or not os.path.isfile(shot) or os.path.getsize(shot) < 20000:
         problems.append(f"{which}: no screenshot of the page ({shot}): {screenshot.stderr[-500:]}")
-        shot = None
     if not problems:
         print(f"{which}: the page renders its table ({len(rows)} rows), {len(pictures)} inline picture(s)"
               f"{', the quoted line ' + quoted if quoted else ''} and its log link; screenshot: {shot}")
-    return problems, shot
+    return problems
 
 
 def main():
@@ -105,8 +105,7 @@ def main():
     os.makedirs(work)
     problems = []
     for grading in GRADINGS:
-        found, _ = check_page(chrome, gpulab_grade, build, work, *grading)
-        problems += found
+        problems += check_page(chrome, gpulab_grade, build, work, *grading)
     for p in problems:
         print("FAILED:", p)
     return 1 if problems else 0

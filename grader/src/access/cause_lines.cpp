@@ -120,7 +120,8 @@ std::string name_cause_lines(std::vector<Diagnosis>& diagnoses, const std::vecto
                              const std::vector<std::string>& quoted, const std::string& why_unknown, LaneCount lanes) {
     bool wanted = false;
     for (const Diagnosis& d : diagnoses) wanted = wanted || rules(lanes).count(d.cause);
-    if (!wanted || instructions.empty()) return wanted ? "no instruction was counted" : "";
+    if (!wanted || instructions.empty())
+        return !wanted ? "" : why_unknown.empty() ? "no instruction was counted" : why_unknown;
     std::string none;
     for (Diagnosis& d : diagnoses) {
         const auto rule = rules(lanes).find(d.cause);

@@ -234,7 +234,11 @@ InstructionCounts read_instruction_counters(const std::function<void()>& launch,
             out.instructions.push_back(count);
             out.lines.push_back(line.quoted());
         }
-        if (out.instructions.empty()) out.why = "no memory instruction was counted";
+        // Seen on an H200 for the second timed size of a kernel counted already in this process: its lines are the
+        // first size's, in the same table.
+        if (out.instructions.empty())
+            out.why = "the GPU's per-instruction counters gave no counts for this launch (the lines of this kernel's "
+                      "other size, where named, are those)";
     } catch (const std::exception& e) {
         out.instructions.clear(), out.lines.clear();
         out.why = std::string("the GPU's per-instruction counters could not be read: ") + e.what();

@@ -1,6 +1,7 @@
 // The causes a slow kernel is given come from its measured figures and the CUDA occupancy calculation
 // (gpulab/access_diagnosis.h): each can be found, and none is given where the figures show nothing.
 #include "gpulab/access_diagnosis.h"
+#include "gpulab/launch_recorder.h"
 
 #include <gtest/gtest.h>
 
@@ -135,6 +136,32 @@ TEST(AccessDiagnosis, AGridSmallerThanTheGpu) {
     EXPECT_TRUE(causes(f).empty());
     f.sm_count = 132, f.grid_blocks = 0;
     EXPECT_TRUE(causes(f).empty());
+}
+
+}  // namespace
+
+namespace {
+
+// One call that starts many kernels (issue 45, item 4): a launch per plane of lab 04's 449^3 grid is 447 kernels a
+// call, named launch-overhead with its count and what it costs; the references' one or two kernels a call, and a
+// call of 31, are not. launches_facts says it too, after the first launches' facts.
+TEST(AccessDiagnosis, ManyLaunchesACall) {
+    MemoryFigures f = healthy();
+    f.kernel_launches = 447;
+    const std::vector<gpulab::Diagnosis> found = diagnose(f);
+    ASSERT_EQ(causes(f), std::vector<std::string>{"launch-overhead"});
+    EXPECT_NE(found[0].text.find("447 kernels"), std::string::npos) << found[0].text;
+    EXPECT_NE(found[0].text.find("1.34 ms"), std::string::npos) << found[0].text;
+    for (const std::size_t launches : {0, 1, 2, 31}) {
+        f.kernel_launches = launches;
+        EXPECT_TRUE(causes(f).empty()) << launches;
+    }
+    gpulab::RecordedLaunch plane;
+    plane.grid = dim3(14, 28, 1), plane.block = dim3(32, 16, 1);
+    const std::string facts = gpulab::launches_facts(std::vector<gpulab::RecordedLaunch>(447, plane));
+    EXPECT_NE(facts.find("and 444 more"), std::string::npos) << facts;
+    EXPECT_NE(facts.find("[launch-overhead]"), std::string::npos) << facts;
+    EXPECT_EQ(gpulab::launches_facts({plane}).find("launch-overhead"), std::string::npos);
 }
 
 }  // namespace

@@ -115,6 +115,39 @@ TEST(GpuProfileReport, WithoutCountersTheMessageSaysWhyAndKeepsTheLaunchFacts) {
     EXPECT_NE(why.find("block 128x1x1"), std::string::npos) << why;
 }
 
+// A launch of more kernels than the profiler reads (issue 45, item 4): its counters are not read, but what its launches
+// show is still said: launch-overhead, at the launch's line with its configuration, in the row and in the speed test.
+TEST(GpuProfileReport, ALaunchOfTooManyKernelsIsNamedLaunchOverheadAtItsLine) {
+    GpuProfile p;
+    p.available = true;
+    ProfiledLaunch l;
+    l.suite = "NaiveStencil", l.instance = "449x449x449_float", l.call = "launch_stencil_naive(float, 449 x 449 x 449)";
+    l.sample = 3, l.samples = 21;
+    l.error = "the launch runs 447 kernels, more than the grader profiles in one launch (16)";
+    l.launch_at_fault = true;
+    l.kernels_launched = 447;
+    l.first_launch_line = "stencil3d_tiling.cu:68  stencil_naive<<<grid, block>>>(d_in, d_out, nx, ny, nz, c, z);";
+    l.first_configuration = "grid 14x28x1, block 32x16x1, 0 B shared, 21 regs";
+    p.launches = {l};
+    const GpuKernelFigures f = figures_of(p, l.suite, l.instance, "yours");
+    EXPECT_FALSE(f.available);
+    ASSERT_EQ(f.diagnoses.size(), 1u);
+    EXPECT_EQ(f.diagnoses[0].cause, "launch-overhead");
+    ASSERT_EQ(f.diagnoses[0].lines.size(), 1u);
+    EXPECT_EQ(f.diagnoses[0].lines[0].quoted, l.first_launch_line);
+    RecordedLaunch plane;
+    plane.grid = dim3(14, 28, 1), plane.block = dim3(32, 16, 1);
+    const std::string why = speed_diagnosis(p, l.suite, l.instance, std::vector<RecordedLaunch>(447, plane));
+    EXPECT_NE(why.find("launch-overhead at stencil3d_tiling.cu:68"), std::string::npos) << why;
+    EXPECT_NE(why.find("and 444 more"), std::string::npos) << why;
+    EXPECT_NE(why.find("447 kernels"), std::string::npos) << why;
+    // A profiled launch of a few kernels is not named so.
+    l.error.clear(), l.launch_at_fault = false, l.kernels_launched = 1;
+    l.kernels = {rod_step(256, 86)};
+    p.launches = {l};
+    EXPECT_TRUE(figures_of(p, l.suite, l.instance, "yours").diagnoses.empty());
+}
+
 TEST(GpuProfileReport, TheTableShowsBothRoles) {
     const GpuProfile p = profile_of(rod_step(128, 26), rod_step(256, 86));
     const std::string table = gpu_profile_table({figures_of(p, "Step", "M67108864", "yours"),

@@ -246,7 +246,7 @@ void launch(const LaunchSite& site, const void* kernel, dim3 grid, dim3 block, s
   job.nblocks = 1ull * grid.x * grid.y * grid.z;
   job.seed = scheduling_seed();
   std::vector<unsigned long long> sample;  // read_count.cpp: while a count with a BlockSample runs
-  count_launch_begins(site, grid, block, sample);
+  if (count_launch_begins(site, grid, block, sample)) job.nblocks = 0;
   if (!sample.empty()) {
     job.sample = sample.data();
     job.nblocks = sample.size();

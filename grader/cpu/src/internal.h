@@ -76,8 +76,9 @@ bool count_protects(uintptr_t page);
 void stop_count_at_mapping_limit();
 // executor.cpp, as a launch starts (on the launching thread): while a count runs, records the launch and, when
 // the count samples blocks and the grid has more blocks than the sample, fills `sample` with the blocks to run
-// (ascending linear indices; left empty: all of them).
-void count_launch_begins(const LaunchSite& site, dim3 grid, dim3 block, std::vector<unsigned long long>& sample);
+// (ascending linear indices; left empty: all of them). True where the launch is to run no block at all: a sampled
+// count's launch it does not count (read_count.cpp).
+bool count_launch_begins(const LaunchSite& site, dim3 grid, dim3 block, std::vector<unsigned long long>& sample);
 // work_on(), before each block: the counts that follow are this block's.
 void count_block_begins(unsigned long long linear);
 // After the launch's last block.

@@ -66,6 +66,7 @@ struct CountState {
   unsigned long long faults = 0;  // counted accesses (global and shared), each one a fault and a single step
   unsigned long long max_faults = kMaxCountedAccesses;
   const char* stopped = nullptr;  // why the count stopped early (ceiling, memory, mappings), or null
+  bool in_work = false;           // the counted work is running (counting or stopped)
   bool sampling = false;
   BlockSample sample;
   std::vector<LaunchBlocks> launches;
@@ -635,9 +636,26 @@ void count_buffer_released(const void* map_base, size_t map_len) {
       if (!(b < s.hi && s.lo < b + map_len)) open_device_pages(s.lo, s.hi);
 }
 
-void count_launch_begins(const LaunchSite& site, dim3 grid, dim3 block, std::vector<unsigned long long>& sample) {
+bool count_launch_begins(const LaunchSite& site, dim3 grid, dim3 block, std::vector<unsigned long long>& sample) {
   sample.clear();
-  if (!g.active) return;
+  // A sampled count's work (whose output nobody reads) runs no block of a launch it will not count: once the count
+  // stopped early, past kMaxSampledLaunches launches, or where the launch repeats the kernel and shape of one
+  // counted already, past kRepeatsCounted launches that ran a launch's sample of blocks between them: the launches
+  // counted stand for the rest. A call of 447 launches, one per plane, ran every later launch whole on the CPU, and
+  // Report.AccessAnalysis timed out; counted to the ceiling, 6 s a count. A call of different kernels, or of two
+  // passes of one (a separable blur), is counted whole as before.
+  const auto repeats = [&] {
+    for (const LaunchBlocks& l : g.launches)
+      if (l.kernel == (site.kernel ? site.kernel : "") && l.grid.x == grid.x && l.grid.y == grid.y &&
+          l.grid.z == grid.z && l.block.x == block.x && l.block.y == block.y && l.block.z == block.z)
+        return true;
+    return false;
+  };
+  if (g.in_work && g.sampling &&
+      (g.stopped || g.launches.size() >= kMaxSampledLaunches ||
+       (g.launches.size() >= kRepeatsCounted && g.blocks_run >= g.sample.count && repeats())))
+    return true;
+  if (!g.active) return false;
   LaunchBlocks rec;
   rec.kernel = site.kernel ? site.kernel : "";
   rec.grid = grid;
@@ -658,6 +676,7 @@ void count_launch_begins(const LaunchSite& site, dim3 grid, dim3 block, std::vec
   g.launches.push_back(std::move(rec));
   g.launch = &g.launches.back();
   std::fill(std::begin(g.class_blocks), std::end(g.class_blocks), 0ull);
+  return false;
 }
 
 void count_block_begins(unsigned long long linear) {
@@ -886,10 +905,12 @@ void run_counted(const std::function<void()>& work) {
   set_single_worker(true);
   protect_all();
   g.active = 1;
+  g.in_work = true;
   struct Restore {
     ~Restore() {
       const bool was_active = g.active;
       g.active = 0;
+      g.in_work = false;
       g.nstep = 0;
       g.block = nullptr;
       g_block_shared = nullptr;

@@ -570,6 +570,34 @@ TEST_F(AccessCounter, ACountPastItsCeilingStopsOpensItsPagesAndSaysWhy) {
   EXPECT_EQ(again.ranges[1].bytes_written, 4ull * n);
 }
 
+// A sampled count of a call that launches one kernel again and again (a launch per plane) counts the first two
+// launches and runs no block of the rest: they are the same kernel and shape, and running them cost minutes. A call
+// of two passes of one kernel is counted whole, and so is one whose count is not sampled.
+TEST_F(AccessCounter, ASampledCountOfRepeatedLaunchesCountsTheFirstTwo) {
+  const int w = 160, h = 40;  // 5 x 5 blocks of 32 x 8
+  DeviceBuffer<float> in(size_t(w) * h), out(size_t(w) * h);
+  CUDA_OK(in.upload(std::vector<float>(size_t(w) * h, 1.0f)));
+  const BlockSample sample{4, 20261207};
+  auto launches = [&](int n) {
+    return count_device_accesses({{in.get(), 0}, {out.get(), 0}}, [&] {
+      for (int i = 0; i < n; ++i) ASSERT_EQ(rc_naive(in.get(), out.get(), w, h), cudaSuccess);
+    }, &sample);
+  };
+  const AccessCount many = launches(40), two = launches(2);
+  ASSERT_TRUE(many.supported) << many.why;
+  EXPECT_EQ(many.launches, 40ull);
+  ASSERT_EQ(many.launch_blocks.size(), 2u);
+  EXPECT_EQ(many.blocks_run, 8ull);
+  EXPECT_EQ(many.ranges[1].bytes_written, two.ranges[1].bytes_written);
+  ASSERT_EQ(two.launch_blocks.size(), 2u);
+  const AccessCount whole = count_device_accesses({{in.get(), 0}, {out.get(), 0}}, [&] {
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(rc_naive(in.get(), out.get(), w, h), cudaSuccess);
+  });
+  ASSERT_TRUE(whole.supported) << whole.why;
+  EXPECT_EQ(whole.launch_blocks.size(), 3u);
+  EXPECT_EQ(whole.blocks_run, 75ull);
+}
+
 TEST_F(AccessCounter, NotADeviceBuffer) {
   DeviceBuffer<float> a(10);
   std::vector<float> host(10);

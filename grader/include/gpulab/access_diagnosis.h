@@ -41,6 +41,8 @@ struct MemoryFigures {
     // The launch's blocks and the GPU's SMs (CPU execution mode answers the lab's GPU's count); 0: not known.
     unsigned long long grid_blocks = 0;
     int sm_count = 0;
+    // The kernels one call of the timed launch ran (every one of them, whatever its grid); 0: not known.
+    std::size_t kernel_launches = 0;
 };
 
 // A source line that carries a cause: "gaussian_blur.cu:57  v += w * tile[tx][ty + 1];" and its own figure, "31.0
@@ -53,7 +55,7 @@ struct CauseLine {
 struct Diagnosis {
     std::string cause;  // "uncoalesced-loads", "uncoalesced-stores", "bank-conflicts", "small-blocks",
                         // "shared-memory-limits-occupancy", "register-spills", "blocks-end-before-they-start",
-                        // "divergent-warps", "grid-smaller-than-gpu"
+                        // "divergent-warps", "grid-smaller-than-gpu", "launch-overhead"
     std::string text;   // the sentence, with the measured figure
     // The lines of the student's source that carry it, each with its own figure (cause_lines.h). Empty where the
     // cause is not one line's (block size, occupancy, a grid smaller than the GPU) or no line is known.
@@ -67,5 +69,8 @@ std::vector<Diagnosis> diagnose(const MemoryFigures& f);
 // for a speed test's message: the causes found, else the occupancy its configuration allows. Never a guess about
 // the code: "block 128x1x1, 0 B shared, 16 regs: up to 100% occupancy (limit: threads)".
 std::string launch_facts(const RecordedLaunch& launch);
+
+// What one call's launches show together: the first few's launch_facts, and launch-overhead where there are many.
+std::string launches_facts(const std::vector<RecordedLaunch>& launches);
 
 }  // namespace gpulab

@@ -134,6 +134,10 @@ struct ProfiledLaunch {
     std::vector<ProfiledKernel> kernels;
     std::string error;                  // the sample could not be read (then kernels may be empty)
     bool launch_at_fault = false;       // ... because of the launch (more kernels than profiled, a failed kernel)
+    // The kernels the sample launched, profiled or not, and the first one's line and configuration (the student's
+    // samples): what a launch too many kernels for the profiler still shows (launch-overhead).
+    std::size_t kernels_launched = 0;
+    std::string first_launch_line, first_configuration;
     double seconds = 0;                 // the read, replays included
     std::string device;                 // the GPU's name
     // The student's full sample only: each memory instruction's counts and line (instruction_counters.h), and why

@@ -199,8 +199,11 @@ void count_second(const GeometryCheck& launch, const TimedCountOptions& options,
     // 01's 256 cells, 1 KB a buffer) is on a sampled page or not at all, so a sampled count of a few such blocks
     // is all or nothing (lab 01's 26 blocks on one page in 16 found no request, and the table read 0% sector use
     // against the H200's 86%).
-    if (double(want) * faults_per_block > kAllPagesFaults)
-        every = std::max<double>(every, std::ceil(double(want) * faults_per_block / kGlobalFaults));
+    // The sample is of each launch: a call of several launches (one per plane) counts `want` blocks in each.
+    double launches = 0;
+    for (const CountedLaunch& l : c.count.counted_launches) launches += l.sampled ? 1 : 0;
+    const double planned = double(want) * faults_per_block * std::max(1.0, launches);
+    if (planned > kAllPagesFaults) every = std::max<double>(every, std::ceil(planned / kGlobalFaults));
     // Each sampled page is a mapping of its own while counted: keep them few (a process may hold 65530).
     if (every > 1) {
         std::size_t largest = 0;
@@ -340,6 +343,7 @@ void fill_configuration_and_diagnosis(const std::vector<RecordedLaunch>& launche
     if (main_launch != launches.end())
         m.grid_blocks = (unsigned long long)main_launch->grid.x * main_launch->grid.y * main_launch->grid.z;
     m.sm_count = device_facts().answered_sm_count;
+    m.kernel_launches = launches.size();
     f.diagnoses = diagnose(m);
     f.cause_lines_why = name_cause_lines(f.diagnoses, instructions);
     if (main_launch != launches.end())

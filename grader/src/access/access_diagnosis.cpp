@@ -37,6 +37,13 @@ constexpr double kAchievedShareWorthNaming = 0.6;
 // larger (lab 01's 2^26 cells: 262144 blocks; a grid-stride loop capped at 4096 blocks of 256 threads fills the
 // 1056 an H100 holds at once).
 constexpr double kResidentShareWorthNaming = 0.5;
+// One call that launches this many kernels or more: a kernel per plane of a 3D grid (447 at 449^3) or per row. Every
+// launch costs the GPU a few microseconds before its first block runs, and its grid drains (its last blocks run with
+// SMs idle) before the next one fills it. The references launch one or two kernels a call; the profiler reads at most
+// 16 (profile_limits.h).
+constexpr std::size_t kManyLaunches = 32;
+// What starting a kernel costs on an H100/H200 with the launches queued back to back, for the sentence's estimate.
+constexpr double kMicrosecondsPerLaunch = 3;
 
 
 }  // namespace
@@ -67,6 +74,14 @@ Occupancy theoretical_occupancy(unsigned threads_per_block, std::size_t shared_b
 
 std::vector<Diagnosis> diagnose(const MemoryFigures& f) {
     std::vector<Diagnosis> out;
+    if (f.kernel_launches >= kManyLaunches)
+        out.push_back({"launch-overhead",
+                       "one call of your launch function starts " + std::to_string(f.kernel_launches) +
+                           " kernels: each launch costs the GPU a few microseconds before its first block runs, and "
+                           "each grid drains (its last blocks run beside idle SMs) before the next one starts, about " +
+                           fixed(f.kernel_launches * kMicrosecondsPerLaunch / 1000, 2) +
+                           " ms a call whatever the kernels do; launch one grid that covers the whole problem (a "
+                           "3D grid, or blockIdx.z for the planes) instead of one launch per plane or row"});
     if (f.load_sector_use < kPoorSectorUse && f.load_sectors_per_lane >= kSectorsPerLaneApart)
         out.push_back({"uncoalesced-loads",
                        "your global loads use " + pct(f.load_sector_use) +
@@ -150,6 +165,14 @@ std::string launch_facts(const RecordedLaunch& launch) {
     const Occupancy o = theoretical_occupancy(f.threads_per_block, f.shared_bytes, f.registers);
     std::string out = launch.describe() + ": up to " + pct(o.theoretical) + " occupancy (limit: " + o.limiter + ")";
     for (const Diagnosis& d : diagnose(f)) out += "; " + d.text;
+    return out;
+}
+
+std::string launches_facts(const std::vector<RecordedLaunch>& launches) {
+    std::string out = launches_in_words(launches, launch_facts);
+    MemoryFigures f;
+    f.kernel_launches = launches.size();
+    for (const Diagnosis& d : diagnose(f)) out += "; " + d.text + " [" + d.cause + "]";
     return out;
 }
 

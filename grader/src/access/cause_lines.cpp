@@ -95,7 +95,7 @@ bool is_line_cause(const std::string& cause) { return rules(LaneCount::exact).co
 
 bool is_launch_cause(const std::string& cause) {
     return cause == "small-blocks" || cause == "shared-memory-limits-occupancy" || cause == "register-limits-occupancy" ||
-           cause == "blocks-end-before-they-start" || cause == "grid-smaller-than-gpu";
+           cause == "blocks-end-before-they-start" || cause == "grid-smaller-than-gpu" || cause == "launch-overhead";
 }
 
 void name_launch_line(std::vector<Diagnosis>& diagnoses, const std::string& launch_line, const std::string& configuration) {

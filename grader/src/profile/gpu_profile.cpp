@@ -286,7 +286,9 @@ nlohmann::json drawn_samples_json(const std::vector<ProfiledLaunch>& samples) {
         out.push_back({{"role", l.role}, {"suite", l.suite}, {"instance", l.instance}, {"call", l.call},
                        {"sample", l.sample}, {"samples", l.samples}, {"full", l.full}, {"error", l.error},
                        {"launch_at_fault", l.launch_at_fault}, {"seconds", l.seconds}, {"device", l.device},
-                       {"kernels", kernels}, {"instructions", instructions}, {"instructions_why", l.instructions_why}});
+                       {"kernels", kernels}, {"instructions", instructions}, {"instructions_why", l.instructions_why},
+                       {"kernels_launched", l.kernels_launched}, {"first_launch_line", l.first_launch_line},
+                       {"first_configuration", l.first_configuration}});
     }
     return out;
 }
@@ -320,6 +322,9 @@ std::vector<ProfiledLaunch> drawn_samples_of(const nlohmann::json& j) {
             l.instructions.push_back(instruction_of(i.value("counts", nlohmann::json::array())));
         }
         l.instructions_why = s.value("instructions_why", "");
+        l.kernels_launched = s.value("kernels_launched", std::size_t(0));
+        l.first_launch_line = s.value("first_launch_line", "");
+        l.first_configuration = s.value("first_configuration", "");
         out.push_back(std::move(l));
     }
     return out;

@@ -54,6 +54,14 @@ GpuKernelFigures figures_of(const GpuProfile& profile, const std::string& suite,
     else if (!l) f.why = "not profiled: no timed sample of it was drawn in this grading (its speed test did not time it)";
     else if (!l->error.empty()) f.why = l->which() + " could not be profiled: " + l->error;
     else if (l->kernels.empty()) f.why = "the launch ran no kernel";
+    if (l && l->role == "yours" && !f.why.empty()) {
+        // What the launches alone show, where their counters were not read (a launch of hundreds of kernels).
+        MemoryFigures launched;
+        launched.kernel_launches = l->kernels_launched;
+        f.diagnoses = diagnose(launched);
+        name_launch_line(f.diagnoses, l->first_launch_line, l->first_configuration);
+        f.call = l->call;
+    }
     if (!f.why.empty()) return f;
     using namespace ncu_metric;
     f.call = l->call;
@@ -110,6 +118,7 @@ GpuKernelFigures figures_of(const GpuProfile& profile, const std::string& suite,
     m.achieved_occupancy = std::isnan(f.achieved_occupancy) ? -1 : f.achieved_occupancy;
     if (const double blocks = k.metric(kGridSize); !std::isnan(blocks) && blocks > 0) m.grid_blocks = (unsigned long long)blocks;
     m.sm_count = device_facts().answered_sm_count;
+    m.kernel_launches = l->kernels_launched;
     f.diagnoses = diagnose(m);
     // The lines, where the drawn sample's instructions were counted (instruction_counters.h: its line-level causes),
     // and the launch's line for the causes its configuration decides.
@@ -237,12 +246,15 @@ std::string yours_sample(const GpuProfile& profile, const std::string& suite, co
 
 std::string speed_diagnosis(const GpuProfile& profile, const std::string& suite, const std::string& instance,
                             const std::vector<RecordedLaunch>& launches) {
-    std::string facts;
-    for (const RecordedLaunch& l : launches) facts += (facts.empty() ? "" : "; ") + launch_facts(l);
+    const std::string facts = launches.empty() ? "" : launches_facts(launches);
     const GpuKernelFigures yours = figures_of(profile, suite, instance, "yours");
-    if (!yours.available)
-        return "Your launch: " + (facts.empty() ? std::string("not recorded") : facts) +
-               ". (The GPU's counters, which would say why it is slow, were not read: " + yours.why + ".)";
+    if (!yours.available) {
+        std::string lines;  // the line of a cause the launches alone show (launch-overhead)
+        for (const Diagnosis& d : yours.diagnoses)
+            for (const CauseLine& line : d.lines) lines += "; " + d.cause + " at " + line.text();
+        return "Your launch: " + (facts.empty() ? std::string("not recorded") : facts) + lines +
+               ". (The GPU's counters, which would say more, were not read: " + yours.why + ".)";
+    }
     // The reference's sample of the same launch; where none was drawn (its speed test timed another size), another size's.
     GpuKernelFigures theirs = figures_of(profile, suite, instance, "reference");
     std::string at_size;
@@ -395,12 +407,13 @@ void report_gpu_profile() {
     std::string causes, measured;
     nlohmann::json cause_lines = nlohmann::json::object();  // suite -> cause -> the lines that carry it
     for (const GpuKernelFigures& f : rows) {
-        if (f.role != "yours" || !f.available) continue;
+        if (f.role != "yours") continue;
         for (const Diagnosis& d : f.diagnoses) {
             causes += (causes.empty() ? "" : ", ") + f.suite + " " + f.instance + ": " + d.cause;
             for (const CauseLine& line : d.lines)
                 cause_lines[f.suite][d.cause].push_back({{"line", line.quoted}, {"figure", line.figure}});
         }
+        if (!f.available) continue;
         measured += (measured.empty() ? "" : "; ") + f.suite + ": occupancy " + pct(f.achieved_occupancy) + " of " +
                     pct(f.theoretical_occupancy) + ", " + fixed(f.load_sectors_per_request, 1) + " sectors/load request, " +
                     fixed(f.dram_bytes_per_output_byte, 2) + " DRAM B/B" +

@@ -96,7 +96,9 @@ MetricIds metric_ids(int device) {
 using InstructionKey = std::tuple<std::uint32_t, std::string, std::uint32_t>;
 using Counted = std::map<InstructionKey, std::array<unsigned long long, kFields>>;
 
-Counted count_launch(const std::function<void()>& launch, const MetricIds& ids, int device) {
+// lazy: patch only the kernels this launch loads; otherwise every kernel of the context (needed where the kernel was
+// loaded, and patched, by an earlier count in this process: lazy patching leaves it unpatched).
+Counted count_launch(const std::function<void()>& launch, const MetricIds& ids, int device, bool lazy) {
     CUpti_SassMetricsSetConfig_Params set{CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE};
     std::vector<CUpti_SassMetrics_Config> configs = ids.configs;
     set.numOfMetricConfig = configs.size();
@@ -108,7 +110,7 @@ Counted count_launch(const std::function<void()>& launch, const MetricIds& ids, 
     std::string failed;
     CUpti_SassMetricsEnable_Params enable{CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
     enable.ctx = ctx;
-    enable.enableLazyPatching = 1;  // only the kernels this launch runs
+    enable.enableLazyPatching = lazy ? 1 : 0;
     if (const CUptiResult r = cuptiSassMetricsEnable(&enable); r != CUPTI_SUCCESS) {
         failed = "cuptiSassMetricsEnable: " + cupti_text(r);
     } else {
@@ -212,13 +214,16 @@ InstructionCounts read_instruction_counters(const std::function<void()>& launch,
         static const MetricIds ids = metric_ids(device);
         Counted counted;
         try {
-            counted = count_launch(launch, ids, device);
+            counted = count_launch(launch, ids, device, true);
         } catch (const std::exception&) {
             // The range profiler, enabled while this process holds the counters, may keep the patching out: hand
             // the counters back (the next drawn sample enables it again) and count once more.
             release_counters();
-            counted = count_launch(launch, ids, device);
+            counted = count_launch(launch, ids, device, true);
         }
+        // A kernel counted before in this process (a second timed size) came back without counts on an H200 with
+        // lazy patching: count again with every loaded kernel patched.
+        if (counted.empty()) counted = count_launch(launch, ids, device, false);
         std::string no_cubin;
         const std::map<std::uint32_t, Cubin> cubins = cubins_by_crc(library, &no_cubin);
         for (const auto& [key, fields] : counted) {
@@ -234,11 +239,8 @@ InstructionCounts read_instruction_counters(const std::function<void()>& launch,
             out.instructions.push_back(count);
             out.lines.push_back(line.quoted());
         }
-        // Seen on an H200 for the second timed size of a kernel counted already in this process: its lines are the
-        // first size's, in the same table.
         if (out.instructions.empty())
-            out.why = "the GPU's per-instruction counters gave no counts for this launch (the lines of this kernel's "
-                      "other size, where named, are those)";
+            out.why = "the GPU's per-instruction counters gave no counts for this launch";
     } catch (const std::exception& e) {
         out.instructions.clear(), out.lines.clear();
         out.why = std::string("the GPU's per-instruction counters could not be read: ") + e.what();

@@ -104,6 +104,14 @@ struct CountOptions {
 // after a freed buffer). CountOptions::max_accesses sets another ceiling (tests).
 inline constexpr unsigned long long kMaxCountedAccesses = 750000;
 
+// The most launches of one call a count with a BlockSample counts: the rest run no block (their output is not read).
+// The references make one or two launches a call; a launch per plane of a 3D grid makes 447 at 449^3, the same
+// kernel each time, so the first ones stand for them. The GPU's profiler reads as many (profile_limits.h).
+inline constexpr std::size_t kMaxSampledLaunches = 16;
+// Past this many launches, one that repeats a counted launch's kernel and shape, starting after the call's launches
+// ran a launch's sample of blocks, is not counted (read_count.cpp, count_launch_begins).
+inline constexpr std::size_t kRepeatsCounted = 2;
+
 // Shared memory as a GPU's shared-memory unit sees it: each warp request (one instruction, one warp, the n-th
 // time each lane runs it) is served in as many wavefronts as the most distinct 4-byte words any one of the 32
 // banks (word % 32) must deliver; lanes reading the same word share it. A request needs at least one wavefront

@@ -43,6 +43,9 @@ struct MemoryFigures {
     int sm_count = 0;
     // The kernels one call of the timed launch ran (every one of them, whatever its grid); 0: not known.
     std::size_t kernel_launches = 0;
+    // On a GPU: the share of active warp cycles spent waiting at a barrier for the block's other warps; < 0: not
+    // measured (CPU execution mode runs a block's threads one after another and cannot time a wait).
+    double barrier_stall_share = -1;
 };
 
 // A source line that carries a cause: "gaussian_blur.cu:57  v += w * tile[tx][ty + 1];" and its own figure, "31.0
@@ -55,7 +58,7 @@ struct CauseLine {
 struct Diagnosis {
     std::string cause;  // "uncoalesced-loads", "uncoalesced-stores", "bank-conflicts", "small-blocks",
                         // "shared-memory-limits-occupancy", "register-spills", "blocks-end-before-they-start",
-                        // "divergent-warps", "grid-smaller-than-gpu", "launch-overhead"
+                        // "divergent-warps", "grid-smaller-than-gpu", "launch-overhead", "barrier-stalls"
     std::string text;   // the sentence, with the measured figure
     // The lines of the student's source that carry it, each with its own figure (cause_lines.h). Empty where the
     // cause is not one line's (block size, occupancy, a grid smaller than the GPU) or no line is known.

@@ -88,6 +88,10 @@ inline constexpr const char* kLocalStoreBytes = "smsp__sass_data_bytes_mem_local
 inline constexpr const char* kBranchUniform = "smsp__sass_average_branch_targets_threads_uniform.pct";
 inline constexpr const char* kBranchTargets = "smsp__sass_branch_targets.sum";
 inline constexpr const char* kBranchDivergent = "smsp__sass_branch_targets_threads_divergent.sum";
+// Barrier stalls: warps waiting at a barrier for the rest of their block, beside all active warps (cycles summed over
+// the SMs' schedulers); their ratio is Nsight Compute's smsp__warp_issue_stalled_barrier_per_warp_active.
+inline constexpr const char* kBarrierStalledWarps = "smsp__warps_issue_stalled_barrier.sum";
+inline constexpr const char* kActiveWarps = "smsp__warps_active.sum";
 }  // namespace ncu_metric
 
 // The metric global loads are compared in: ncu_metric::kGlobalLoadBytes, or $GPULAB_NCU_GLOBAL_LOAD_METRIC (another
@@ -145,6 +149,7 @@ struct ProfiledLaunch {
     std::vector<InstructionCount> instructions;
     std::vector<std::string> instruction_lines;
     std::string instructions_why;
+    std::vector<std::pair<std::string, double>> barrier_lines;  // InstructionCounts::barrier_lines
     // Summed over its kernels; NaN where a kernel lacks the metric.
     double total(const std::string& metric) const;
     std::string which() const;  // "timed sample 14 of 21"

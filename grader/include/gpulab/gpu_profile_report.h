@@ -47,6 +47,7 @@ struct GpuKernelFigures {
     double compulsory_dram_bytes_per_output_byte = 0;  // every buffer of the launch moved once
     double branch_uniform = 1;                     // 0..1: branches whose threads all went one way
     double local_bytes_per_thread = 0;             // local loads + stores per thread (spills, local arrays)
+    double barrier_stall_share = 0;                // 0..1: active warp cycles spent waiting at a barrier
     std::vector<Diagnosis> diagnoses;  // each with the lines that carry it, where the GPU counted its instructions
     std::string cause_lines_why;       // why a cause that is one line's names none ("" where each does)
 };

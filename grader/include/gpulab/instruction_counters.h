@@ -24,6 +24,8 @@ namespace gpulab {
 struct InstructionCounts {
     std::vector<InstructionCount> instructions;  // each memory instruction that ran (ip: its offset in its kernel)
     std::vector<std::string> lines;               // instruction k's line, SourceLine::quoted(); "" where unknown
+    // The lines of the student's __syncthreads() calls, each with its barrier instructions' warp executions.
+    std::vector<std::pair<std::string, double>> barrier_lines;
     std::string why;       // why nothing was counted, or why some lines are unknown ("" where all are known)
     double seconds = 0;    // the patching, the launch and the line lookup
 };

@@ -42,6 +42,9 @@ constexpr double kResidentShareWorthNaming = 0.5;
 // SMs idle) before the next one fills it. The references launch one or two kernels a call; the profiler reads at most
 // 16 (profile_limits.h).
 constexpr std::size_t kManyLaunches = 32;
+// Warps waiting at a barrier for more than this share of their active cycles: Nsight Compute's own rule for its
+// "Stall Barrier" advice (CPIStallBarrier: stall cycles over 30% of the cycles between two instructions).
+constexpr double kBarrierStallShareWorthNaming = 0.3;
 // What starting a kernel costs on an H100/H200 with the launches queued back to back, for the sentence's estimate.
 constexpr double kMicrosecondsPerLaunch = 3;
 
@@ -149,6 +152,13 @@ std::vector<Diagnosis> diagnose(const MemoryFigures& f) {
                                                                                  " SMs none at all" : "") +
                            "; launch one block per tile of the output (the grid grows with the problem), or at least " +
                            fixed(resident, 0) + " blocks for a grid-stride loop"});
+    if (f.barrier_stall_share > kBarrierStallShareWorthNaming)
+        out.push_back({"barrier-stalls",
+                       "your warps spend " + pct(f.barrier_stall_share) +
+                           " of their active cycles waiting at a __syncthreads() for the rest of their block: the work "
+                           "before the barrier is uneven (a few threads load what all of them need) or barriers come "
+                           "too often; share the loads among all the block's threads, and give each warp about the "
+                           "same work between two barriers"});
     if (f.local_bytes > 0)
         out.push_back({"register-spills",
                        std::to_string(f.local_bytes) + " bytes of local memory per thread: the compiler spilled "

@@ -288,7 +288,7 @@ nlohmann::json drawn_samples_json(const std::vector<ProfiledLaunch>& samples) {
                        {"launch_at_fault", l.launch_at_fault}, {"seconds", l.seconds}, {"device", l.device},
                        {"kernels", kernels}, {"instructions", instructions}, {"instructions_why", l.instructions_why},
                        {"kernels_launched", l.kernels_launched}, {"first_launch_line", l.first_launch_line},
-                       {"first_configuration", l.first_configuration}});
+                       {"first_configuration", l.first_configuration}, {"barrier_lines", l.barrier_lines}});
     }
     return out;
 }
@@ -325,6 +325,8 @@ std::vector<ProfiledLaunch> drawn_samples_of(const nlohmann::json& j) {
         l.kernels_launched = s.value("kernels_launched", std::size_t(0));
         l.first_launch_line = s.value("first_launch_line", "");
         l.first_configuration = s.value("first_configuration", "");
+        for (const nlohmann::json& b : s.value("barrier_lines", nlohmann::json::array()))
+            if (b.is_array() && b.size() == 2) l.barrier_lines.emplace_back(b[0].get<std::string>(), b[1].get<double>());
         out.push_back(std::move(l));
     }
     return out;

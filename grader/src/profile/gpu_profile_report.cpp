@@ -25,6 +25,23 @@ namespace {
 
 double ratio(double a, double b) { return b > 0 && !std::isnan(a) ? a / b : 0; }
 
+// barrier-stalls' lines: the __syncthreads() calls the counted sample's warps executed, the most executed first (at
+// most two, each with 10% of the executions or more). The counters say how long warps waited, not at which barrier:
+// the lines are where the waits can be, with their share of the barriers executed.
+void name_barrier_lines(std::vector<Diagnosis>& diagnoses, std::vector<std::pair<std::string, double>> lines) {
+    double total = 0;
+    for (const auto& [line, executions] : lines) total += executions;
+    std::stable_sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (Diagnosis& d : diagnoses) {
+        if (d.cause != "barrier-stalls" || !d.lines.empty() || total <= 0) continue;
+        for (const auto& [line, executions] : lines) {
+            if (d.lines.size() >= 2 || executions < 0.1 * total) break;
+            d.lines.push_back({line, fixed(executions, 0) + " warp executions of this barrier (" +
+                                         pct(executions / total) + " of the barriers your warps executed)"});
+        }
+    }
+}
+
 // The kernel that ran longest: its launch configuration and occupancy stand for the launch (a launch function may
 // add a small kernel for the walls or a border).
 const ProfiledKernel* main_kernel(const ProfiledLaunch& l) {
@@ -119,6 +136,8 @@ GpuKernelFigures figures_of(const GpuProfile& profile, const std::string& suite,
     if (const double blocks = k.metric(kGridSize); !std::isnan(blocks) && blocks > 0) m.grid_blocks = (unsigned long long)blocks;
     m.sm_count = device_facts().answered_sm_count;
     m.kernel_launches = l->kernels_launched;
+    f.barrier_stall_share = ratio(l->total(kBarrierStalledWarps), l->total(kActiveWarps));
+    if (!std::isnan(l->total(kBarrierStalledWarps)) && l->total(kActiveWarps) > 0) m.barrier_stall_share = f.barrier_stall_share;
     f.diagnoses = diagnose(m);
     // The lines, where the drawn sample's instructions were counted (instruction_counters.h: its line-level causes),
     // and the launch's line for the causes its configuration decides.
@@ -126,6 +145,7 @@ GpuKernelFigures figures_of(const GpuProfile& profile, const std::string& suite,
         f.cause_lines_why = name_cause_lines(f.diagnoses, l->instructions, l->instruction_lines, l->instructions_why,
                                              LaneCount::average);
     name_launch_line(f.diagnoses, k.launch_line, k.configuration);
+    name_barrier_lines(f.diagnoses, l->barrier_lines);
     return f;
 }
 
@@ -220,7 +240,8 @@ std::string gpu_profile_json(const std::vector<GpuKernelFigures>& rows, const st
                 {"shared_bytes_read_per_output_byte", f.shared_bytes_read_per_output_byte},
                 {"dram_bytes_per_output_byte", f.dram_bytes_per_output_byte},
                 {"compulsory_dram_bytes_per_output_byte", f.compulsory_dram_bytes_per_output_byte},
-                {"branch_uniform", f.branch_uniform}, {"local_bytes_per_thread", f.local_bytes_per_thread}};
+                {"branch_uniform", f.branch_uniform}, {"local_bytes_per_thread", f.local_bytes_per_thread},
+                {"barrier_stall_share", f.barrier_stall_share}};
             for (const auto& [key, value] : numbers) r[key] = std::isfinite(value) ? Json(value) : Json(nullptr);
             r["limiter"] = f.limiter;
             r["causes"] = Json::array();

@@ -226,12 +226,17 @@ InstructionCounts read_instruction_counters(const std::function<void()>& launch,
         if (counted.empty()) counted = count_launch(launch, ids, device, false);
         std::string no_cubin;
         const std::map<std::uint32_t, Cubin> cubins = cubins_by_crc(library, &no_cubin);
+        std::map<std::string, double> barriers;
         for (const auto& [key, fields] : counted) {
             const auto& [crc, function, offset] = key;
             InstructionCount count = count_of(fields, offset);
-            if (!is_memory(count)) continue;
             const auto cubin = cubins.find(crc);
             const SourceLine line = cubin == cubins.end() ? SourceLine{} : line_of(cubin->second, function, offset);
+            if (!is_memory(count)) {
+                // A barrier's instructions, by the line they come from: where its warps wait (barrier-stalls).
+                if (line.quoted().find("__syncthreads") != std::string::npos) barriers[line.quoted()] += double(fields[warp_requests]);
+                continue;
+            }
             if (line.file.empty() && out.why.empty())
                 out.why = cubin == cubins.end()
                               ? "the counted kernel's cubin is not in " + library + (no_cubin.empty() ? "" : " (" + no_cubin + ")")
@@ -239,6 +244,7 @@ InstructionCounts read_instruction_counters(const std::function<void()>& launch,
             out.instructions.push_back(count);
             out.lines.push_back(line.quoted());
         }
+        out.barrier_lines.assign(barriers.begin(), barriers.end());
         if (out.instructions.empty())
             out.why = "the GPU's per-instruction counters gave no counts for this launch";
     } catch (const std::exception& e) {

@@ -17,10 +17,8 @@ std::vector<std::string> counter_metrics(CounterList list, bool count_shared_byt
                                    kAchievedOccupancy, kLocalLoadBytes, kLocalStoreBytes, kBranchTargets,
                                    kBranchDivergent});
         if (count_shared_bytes) names.push_back(kSharedStoreBytes);
-        // Warps waiting at a barrier, beside all active warps (cycles summed over the SMs' schedulers): recorded in
-        // each sample's metrics to set the barrier-stall cause's threshold from measured kernels. A chip without
-        // them leaves them out (sample_counters.cpp).
-        names.insert(names.end(), {"smsp__warps_issue_stalled_barrier.sum", "smsp__warps_active.sum"});
+        // A chip without the barrier counters leaves them out (sample_counters.cpp): no barrier-stalls there.
+        names.insert(names.end(), {kBarrierStalledWarps, kActiveWarps});
     }
     if (count_shared_bytes) names.push_back(kSharedLoadBytes);
     if (global_load_metric() != kGlobalLoadBytes) names.push_back(global_load_metric());

@@ -50,7 +50,8 @@ void count_instructions(ProfiledLaunch& l, const std::function<void()>& launch, 
     one.available = true;
     one.launches = {l};
     bool wanted = false;
-    for (const Diagnosis& d : figures_of(one, l.suite, l.instance, "yours").diagnoses) wanted = wanted || is_line_cause(d.cause);
+    for (const Diagnosis& d : figures_of(one, l.suite, l.instance, "yours").diagnoses)
+        wanted = wanted || is_line_cause(d.cause) || d.cause == "barrier-stalls";
     if (!wanted) return;
     std::unique_ptr<LaunchDeadline> deadline;
     if (work.deadline_ms > 0)
@@ -63,6 +64,7 @@ void count_instructions(ProfiledLaunch& l, const std::function<void()>& launch, 
     l.instructions = counts.instructions;
     l.instruction_lines = counts.lines;
     l.instructions_why = counts.why;
+    l.barrier_lines = counts.barrier_lines;
     l.seconds += counts.seconds;
 }
 

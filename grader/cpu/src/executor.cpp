@@ -95,7 +95,7 @@ void work_on(LaunchJob& job) {
     unsigned long long b = job.next.fetch_add(1, std::memory_order_relaxed);
     if (b >= job.nblocks) break;
     const unsigned long long linear = job.sample ? job.sample[b] : b;  // a count's sample of the grid
-    count_block_begins(linear);
+    if (!count_block_begins(linear)) break;
     if (!run_block(w, job, linear)) break;
   }
   w.job = nullptr;

@@ -80,7 +80,8 @@ void stop_count_at_mapping_limit();
 // count's launch it does not count (read_count.cpp).
 bool count_launch_begins(const LaunchSite& site, dim3 grid, dim3 block, std::vector<unsigned long long>& sample);
 // work_on(), before each block: the counts that follow are this block's.
-void count_block_begins(unsigned long long linear);
+// False where the block is not to run (a sampled count that stopped early).
+bool count_block_begins(unsigned long long linear);
 // After the launch's last block.
 void count_launch_ends();
 

@@ -679,8 +679,11 @@ bool count_launch_begins(const LaunchSite& site, dim3 grid, dim3 block, std::vec
   return false;
 }
 
-void count_block_begins(unsigned long long linear) {
-  if (!g.active || !g.launch) return;
+bool count_block_begins(unsigned long long linear) {
+  // A sampled count that stopped early runs no further block of the launch (nobody reads its output): a block of a
+  // grid-stride loop over a small grid walks thousands of cells, and the sample's other blocks ran for minutes.
+  if (g.in_work && g.sampling && g.stopped) return false;
+  if (!g.active || !g.launch) return true;
   fold_requests();  // the previous block's (its counts are still g.block)
   if (g.count_shared) {
     fold_shared_requests();
@@ -693,7 +696,7 @@ void count_block_begins(unsigned long long linear) {
   LaunchBlocks& l = *g.launch;
   if (!l.sampled && l.grid_blocks > kMaxRecordedBlocks) {
     g.block = nullptr;
-    return;
+    return true;
   }
   const dim3 gr = l.grid;
   l.blocks.push_back(uint3{static_cast<unsigned>(linear % gr.x), static_cast<unsigned>((linear / gr.x) % gr.y),
@@ -713,12 +716,13 @@ void count_block_begins(unsigned long long linear) {
         (g.class_blocks[k] >= g.shared_per_class || share < g.shared_least_share)) {
       if (!g.paused) set_shared_open(true);  // this block's shared accesses are not counted
       g.shared_open = true;
-      return;
+      return true;
     }
     ++g.class_blocks[k];
     l.block_shared.back().counted = true;
     g_block_shared = &l.block_shared.back();
   }
+  return true;
 }
 
 void count_launch_ends() {

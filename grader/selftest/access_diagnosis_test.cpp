@@ -168,15 +168,15 @@ TEST(AccessDiagnosis, ManyLaunchesACall) {
 
 namespace {
 
-// Warps waiting at a barrier (issue 45, item 4), on a GPU only: named above Nsight Compute's 30% of active warp
-// cycles, not at or below it, nor where it was not measured (CPU execution mode).
-TEST(AccessDiagnosis, BarrierStallsAboveThirtyPercent) {
+// Warps waiting at a barrier (issue 45, item 4), on a GPU only: named above 60% of active warp cycles, not at or
+// below it (lab 06's reference waits 51% on an H100), nor where it was not measured (CPU execution mode).
+TEST(AccessDiagnosis, BarrierStallsAboveSixtyPercent) {
     MemoryFigures f = healthy();
-    f.barrier_stall_share = 0.62;
+    f.barrier_stall_share = 0.82;
     const std::vector<gpulab::Diagnosis> found = diagnose(f);
     ASSERT_EQ(causes(f), std::vector<std::string>{"barrier-stalls"});
-    EXPECT_NE(found[0].text.find("62%"), std::string::npos) << found[0].text;
-    for (const double share : {-1.0, 0.0, 0.12, 0.3}) {
+    EXPECT_NE(found[0].text.find("82%"), std::string::npos) << found[0].text;
+    for (const double share : {-1.0, 0.0, 0.15, 0.36, 0.51, 0.6}) {
         f.barrier_stall_share = share;
         EXPECT_TRUE(causes(f).empty()) << share;
     }

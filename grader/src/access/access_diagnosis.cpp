@@ -42,9 +42,11 @@ constexpr double kResidentShareWorthNaming = 0.5;
 // SMs idle) before the next one fills it. The references launch one or two kernels a call; the profiler reads at most
 // 16 (profile_limits.h).
 constexpr std::size_t kManyLaunches = 32;
-// Warps waiting at a barrier for more than this share of their active cycles: Nsight Compute's own rule for its
-// "Stall Barrier" advice (CPIStallBarrier: stall cycles over 30% of the cycles between two instructions).
-constexpr double kBarrierStallShareWorthNaming = 0.3;
+// Warps waiting at a barrier for more than this share of their active cycles. Nsight Compute advises at 30%
+// (CPIStallBarrier), but the course's own references wait longer: on an H100 (2026-12-07) lab 04's tiled kernel
+// 24-26%, lab 05's coarsened 34-36%, lab 06's register-tiled 44-51% (a plane's barrier twice per plane, the block's
+// 32 warps in step), the expert 15%. The cause is named above what a kernel doing the taught work reaches.
+constexpr double kBarrierStallShareWorthNaming = 0.6;
 // What starting a kernel costs on an H100/H200 with the launches queued back to back, for the sentence's estimate.
 constexpr double kMicrosecondsPerLaunch = 3;
 

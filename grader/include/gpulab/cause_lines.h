@@ -13,6 +13,8 @@
 #include "gpulab/access_diagnosis.h"
 #include "gpulab/read_counter.h"
 
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace gpulab {
@@ -27,6 +29,16 @@ bool is_line_cause(const std::string& cause);
 // Whether `cause` is one a launch's configuration decides (block size, occupancy limited by shared memory or
 // registers, blocks that end before the next start, a grid smaller than the GPU): its line is the launch's.
 bool is_launch_cause(const std::string& cause);
+
+// Whether a drawn GPU sample showing `cause` is worth counting instruction by instruction (instruction_counters.h):
+// the line causes, and barrier-stalls, whose lines are the __syncthreads() calls its warps executed.
+bool needs_instruction_counts(const std::string& cause);
+
+// Puts barrier-stalls down to the __syncthreads() lines of `barriers` (each line quoted, with its barrier
+// instructions' warp executions), the most executed first: at most kMaxCauseLines, each with kLeastCauseShare of
+// the executions or more. The counters say how long warps waited, not at which barrier: the lines are where the
+// waits can be, with their share of the barriers executed.
+void name_barrier_lines(std::vector<Diagnosis>& diagnoses, std::vector<std::pair<std::string, double>> barriers);
 
 // Puts each such cause of `diagnoses` down to `launch_line` (SourceLine::quoted() of the launch's <<<...>>>), with
 // `configuration` ("grid 96x1x1, block 256x1x1") as its figure; nothing where the line is "".

@@ -23,6 +23,11 @@
 
 namespace gpulab {
 
+// The ceiling of a sampled count of a timed launch (TimedCountOptions::max_accesses), about 12-40 us an access on a
+// 2-core machine: the references' counts reach 119,474 at most; a grid-stride loop over a small grid, whose blocks
+// each walk thousands of cells, stops here instead of at CPU execution mode's own 750,000 (minutes a launch).
+inline constexpr unsigned long long kMaxTimedCountAccesses = 200000;
+
 struct TimedCountOptions {
     unsigned long long blocks = 32;  // blocks of each launch that run (all when the grid has no more)
     unsigned long long interior_run = 1;  // interior blocks in runs of this many along x (BlockSample)

@@ -140,10 +140,9 @@ TimedReads count_timed_reads_once(Technique t, const gpulab::GeometryCheck& chec
     const gpulab::Json& spec = section("technique").at("reads").at("timed");
     gpulab::TimedCountOptions options;
     options.blocks = spec.at("blocks").get<unsigned long long>();
-    // The access analysis's ceiling (the references count at most 119,474 here): a grid-stride loop over 96 blocks,
-    // each walking about 48 tiles of 32 planes, ran past the test's 120 s under CPU execution mode's own 750,000. A
-    // count stopped there gives the ratios of what it counted, and says so (spoiled).
-    options.max_accesses = 200000;
+    // A grid-stride loop over 96 blocks, each walking about 48 tiles of 32 planes, ran past the test's 120 s under
+    // CPU execution mode's own ceiling. A count stopped there gives the ratios of what it counted, and says so (spoiled).
+    options.max_accesses = gpulab::kMaxTimedCountAccesses;
     // Input and output counted on the same pages (one page seed, one layout): their ratio keeps its expectation.
     const unsigned every = spec.value("page_every", 1u);
     options.page_every = {every, every};

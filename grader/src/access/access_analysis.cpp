@@ -109,7 +109,7 @@ constexpr double kMaxSampledPages = 4096;  // per buffer
 // lab 05's 1024-thread blocks, each walking many tiles of 32 planes, pays about 40 us an access (its blocks touch
 // page after page): 8 s for the first count and 5-6 s for a recount of 100,000 (issue 45, item 5). The recount only
 // adds the shared-memory figures, ratios per request that 50,000 accesses give as well.
-constexpr unsigned long long kMaxAccessesPerCount = 200000;
+constexpr unsigned long long kMaxAccessesPerCount = kMaxTimedCountAccesses;
 constexpr unsigned long long kMaxAccessesRecount = 50000;
 
 }  // namespace

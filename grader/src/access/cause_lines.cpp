@@ -98,6 +98,22 @@ bool is_launch_cause(const std::string& cause) {
            cause == "blocks-end-before-they-start" || cause == "grid-smaller-than-gpu" || cause == "launch-overhead";
 }
 
+bool needs_instruction_counts(const std::string& cause) { return is_line_cause(cause) || cause == "barrier-stalls"; }
+
+void name_barrier_lines(std::vector<Diagnosis>& diagnoses, std::vector<std::pair<std::string, double>> barriers) {
+    double total = 0;
+    for (const auto& [line, executions] : barriers) total += executions;
+    std::stable_sort(barriers.begin(), barriers.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (Diagnosis& d : diagnoses) {
+        if (d.cause != "barrier-stalls" || !d.lines.empty() || total <= 0) continue;
+        for (const auto& [line, executions] : barriers) {
+            if (d.lines.size() >= kMaxCauseLines || executions < kLeastCauseShare * total) break;
+            d.lines.push_back({line, fixed(executions, 0) + " warp executions of this barrier (" +
+                                         pct(executions / total) + " of the barriers your warps executed)"});
+        }
+    }
+}
+
 void name_launch_line(std::vector<Diagnosis>& diagnoses, const std::string& launch_line, const std::string& configuration) {
     if (launch_line.empty()) return;
     for (Diagnosis& d : diagnoses)

@@ -25,23 +25,6 @@ namespace {
 
 double ratio(double a, double b) { return b > 0 && !std::isnan(a) ? a / b : 0; }
 
-// barrier-stalls' lines: the __syncthreads() calls the counted sample's warps executed, the most executed first (at
-// most two, each with 10% of the executions or more). The counters say how long warps waited, not at which barrier:
-// the lines are where the waits can be, with their share of the barriers executed.
-void name_barrier_lines(std::vector<Diagnosis>& diagnoses, std::vector<std::pair<std::string, double>> lines) {
-    double total = 0;
-    for (const auto& [line, executions] : lines) total += executions;
-    std::stable_sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-    for (Diagnosis& d : diagnoses) {
-        if (d.cause != "barrier-stalls" || !d.lines.empty() || total <= 0) continue;
-        for (const auto& [line, executions] : lines) {
-            if (d.lines.size() >= 2 || executions < 0.1 * total) break;
-            d.lines.push_back({line, fixed(executions, 0) + " warp executions of this barrier (" +
-                                         pct(executions / total) + " of the barriers your warps executed)"});
-        }
-    }
-}
-
 // The kernel that ran longest: its launch configuration and occupancy stand for the launch (a launch function may
 // add a small kernel for the walls or a border).
 const ProfiledKernel* main_kernel(const ProfiledLaunch& l) {
@@ -71,7 +54,7 @@ GpuKernelFigures figures_of(const GpuProfile& profile, const std::string& suite,
     else if (!l) f.why = "not profiled: no timed sample of it was drawn in this grading (its speed test did not time it)";
     else if (!l->error.empty()) f.why = l->which() + " could not be profiled: " + l->error;
     else if (l->kernels.empty()) f.why = "the launch ran no kernel";
-    if (l && l->role == "yours" && !f.why.empty()) {
+    if (l && role == "yours" && !f.why.empty()) {
         // What the launches alone show, where their counters were not read (a launch of hundreds of kernels).
         MemoryFigures launched;
         launched.kernel_launches = l->kernels_launched;
@@ -136,8 +119,9 @@ GpuKernelFigures figures_of(const GpuProfile& profile, const std::string& suite,
     if (const double blocks = k.metric(kGridSize); !std::isnan(blocks) && blocks > 0) m.grid_blocks = (unsigned long long)blocks;
     m.sm_count = device_facts().answered_sm_count;
     m.kernel_launches = l->kernels_launched;
-    f.barrier_stall_share = ratio(l->total(kBarrierStalledWarps), l->total(kActiveWarps));
-    if (!std::isnan(l->total(kBarrierStalledWarps)) && l->total(kActiveWarps) > 0) m.barrier_stall_share = f.barrier_stall_share;
+    const double stalled = l->total(kBarrierStalledWarps), active = l->total(kActiveWarps);
+    f.barrier_stall_share = ratio(stalled, active);
+    if (!std::isnan(stalled) && active > 0) m.barrier_stall_share = f.barrier_stall_share;  // else not measured
     f.diagnoses = diagnose(m);
     // The lines, where the drawn sample's instructions were counted (instruction_counters.h: its line-level causes),
     // and the launch's line for the causes its configuration decides.

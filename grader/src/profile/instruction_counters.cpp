@@ -221,9 +221,18 @@ InstructionCounts read_instruction_counters(const std::function<void()>& launch,
             release_counters();
             counted = count_launch(launch, ids, device, true);
         }
-        // A kernel counted before in this process (a second timed size) came back without counts on an H200 with
-        // lazy patching: count again with every loaded kernel patched.
-        if (counted.empty()) counted = count_launch(launch, ids, device, false);
+        // A kernel counted before in this process (a second timed size) came back without counts with lazy patching
+        // (an H200): count again with every loaded kernel patched. On an H100 that failed for labs 05 and 06
+        // (cuptiSassMetricsSetConfig: out of memory); the other size's lines stand then.
+        if (counted.empty()) {
+            try {
+                counted = count_launch(launch, ids, device, false);
+            } catch (const std::exception& e) {
+                throw std::runtime_error(std::string("a kernel counted already in this process could not be counted "
+                                                     "again (") + e.what() + "); the lines of its other timed size, "
+                                                     "where named, stand for it");
+            }
+        }
         std::string no_cubin;
         const std::map<std::uint32_t, Cubin> cubins = cubins_by_crc(library, &no_cubin);
         std::map<std::string, double> barriers;
@@ -246,7 +255,8 @@ InstructionCounts read_instruction_counters(const std::function<void()>& launch,
         }
         out.barrier_lines.assign(barriers.begin(), barriers.end());
         if (out.instructions.empty())
-            out.why = "the GPU's per-instruction counters gave no counts for this launch";
+            out.why = counted.empty() ? "the GPU's per-instruction counters gave no counts for this launch"
+                                      : "no memory instruction was counted";
     } catch (const std::exception& e) {
         out.instructions.clear(), out.lines.clear();
         out.why = std::string("the GPU's per-instruction counters could not be read: ") + e.what();

@@ -51,7 +51,7 @@ void count_instructions(ProfiledLaunch& l, const std::function<void()>& launch, 
     one.launches = {l};
     bool wanted = false;
     for (const Diagnosis& d : figures_of(one, l.suite, l.instance, "yours").diagnoses)
-        wanted = wanted || is_line_cause(d.cause) || d.cause == "barrier-stalls";
+        wanted = wanted || needs_instruction_counts(d.cause);
     if (!wanted) return;
     std::unique_ptr<LaunchDeadline> deadline;
     if (work.deadline_ms > 0)

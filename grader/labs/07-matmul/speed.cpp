@@ -1,8 +1,6 @@
-// Lab 07's speed tests and the cuBLAS bar: each of the student's kernels against the reference's kernel of
-// the same technique, interleaved in one process; the speedup tiling teaches, held against the reference's
-// naive kernel (never the student's own); and cuBLAS SGEMM beside the tiled kernel, in strict FP32.
+#include "speed.h"
+
 #include "cublas_sgemm.h"
-#include "matmul_grading.h"
 #include "timed_product.h"
 
 #include "gpulab/cuda_check.h"
@@ -20,10 +18,11 @@
 #include <iostream>
 #include <optional>
 
-namespace {
+namespace matmul_grading {
 
-using namespace matmul_grading;
 using gpulab::fixed;
+
+namespace {
 
 double tflops(const Shape& s, double ms) { return 2.0 * s.multiply_adds() / (ms * 1e9); }
 
@@ -92,7 +91,7 @@ std::string speed_failure_cause(Kernel kernel, int n, const std::vector<gpulab::
     return why;
 }
 
-class Speed : public testing::TestWithParam<int> {};
+}  // namespace
 
 void check_speed(Kernel kernel, int n) {
     GPULAB_REQUIRE_GPU();
@@ -139,17 +138,7 @@ void check_speed(Kernel kernel, int n) {
     }
 }
 
-TEST_P(Speed, NaiveThroughput) { check_speed(Kernel::naive, GetParam()); }
-TEST_P(Speed, TiledThroughput) { check_speed(Kernel::tiled, GetParam()); }
-TEST_P(Speed, TiledBtThroughput) { check_speed(Kernel::tiled_bt, GetParam()); }
-
-INSTANTIATE_TEST_SUITE_P(Sizes, Speed, testing::ValuesIn(section("speed").at("sizes").get<std::vector<int>>()),
-                         [](const testing::TestParamInfo<int>& info) { return "N" + std::to_string(info.param); });
-
-// The speedup the lab teaches, measured the only fair way: the student's tiled kernel against the
-// reference's naive kernel, with the reference's own tiled kernel in the same rounds. Where the reference
-// does not clear the bar with margin on this GPU, the lesson does not hold here and nothing is graded.
-TEST(Speed, TiledOverNaive) {
+void check_tiled_over_naive() {
     GPULAB_REQUIRE_GPU();
     const gpulab::Json& spec = section("speed").at("tiled_over_naive");
     const int n = spec.at("size");
@@ -208,9 +197,7 @@ TEST(Speed, TiledOverNaive) {
     }
 }
 
-// cuBLAS beside the student's tiled kernel: the bar to look up to, in TFLOP/s and as a share of the FP32
-// peak. A report: no points, and it fails only where the grader's own cuBLAS call goes wrong.
-TEST(Report, CublasBar) {
+void report_cublas_bar() {
     GPULAB_REQUIRE_GPU();
     const int n = section("cublas").at("size");
     auto rng = gpulab::Rng::for_current_test();
@@ -257,4 +244,4 @@ TEST(Report, CublasBar) {
     std::cout << "[lab 07] at N = " << n << ", " << CublasSgemm::math_mode() << ": " << figure << "\n";
 }
 
-}  // namespace
+}  // namespace matmul_grading

@@ -3,6 +3,7 @@
 // the physical floor and the launch deadline.
 #include "gpulab/fresh_inputs.h"
 #include "gpulab/launch_deadline.h"
+#include "gpulab/speed_report.h"
 #include "gpulab/spot_check.h"
 #include "gpulab/timed_work.h"
 
@@ -133,6 +134,28 @@ TEST(LaunchDeadline, StopsOnlyALaunchThatOutlivesIt) {
     gpulab::set_test_stopper(nullptr);
     EXPECT_DOUBLE_EQ(gpulab::deadline_ms(0.2), 1000);  // never less than a second
     EXPECT_DOUBLE_EQ(gpulab::deadline_ms(100), 5000);   // else 50 x the reference
+}
+
+// A slow kernel's message is one sentence shape in every lab: its fraction of the bar, the bar, the rounds measured,
+// what the lab adds, and the cause last.
+TEST(SpeedReport, ASlowKernelIsToldItsFractionTheBarAndWhy) {
+    gpulab::SpeedVerdict verdict;
+    verdict.fraction = 0.4171;
+    verdict.threshold = 0.8;
+    verdict.rounds = 2;
+    EXPECT_EQ(gpulab::below_bar_message("Your tiled kernel (float, 512x512x512)", "the reference's tiled kernel", verdict,
+                                        "0.9 ms against 0.4 ms", "Yours: 0 B shared/block. ", "uncoalesced loads"),
+              "Your tiled kernel (float, 512x512x512) runs at 0.42x the reference's tiled kernel (0.9 ms against 0.4 ms). "
+              "The bar is 0.80x. Measured 2 time(s). Yours: 0 B shared/block. Why: uncoalesced loads");
+    EXPECT_EQ(gpulab::below_bar_message("Your step kernel", "the reference's throughput", verdict, "c", "", "w"),
+              "Your step kernel runs at 0.42x the reference's throughput (c). The bar is 0.80x. Measured 2 time(s). Why: w");
+}
+
+TEST(SpeedReport, TimingOptionsComeFromTheLabSection) {
+    const gpulab::Json section{{"warmup", 5}, {"samples", 9}};  // not the defaults (3, 21)
+    const gpulab::TimingOptions options = gpulab::timing_options_of(section);
+    EXPECT_EQ(options.warmup, 5);
+    EXPECT_EQ(options.samples, 9);
 }
 
 }  // namespace

@@ -74,22 +74,15 @@ void check_step_speed() {
     GuardedDeviceArray<float> d_in(M), d_student(M), d_reference(M);
     d_in.upload(in);
 
-    gpulab::TimingOptions options;
-    options.warmup = spec.at("warmup");
-    options.samples = spec.at("samples");
+    const gpulab::TimingOptions options = gpulab::timing_options_of(spec);
     const double copy_gbs = gpulab::copy_bandwidth_gbs(std::size_t(M) * sizeof(float), options);
     gpulab::TimedWork work = timed_step(M, r, d_in.data(), d_student.data(), copy_gbs);
+    const auto mine = [&] { student().launch_step(d_in.data(), d_student.data(), M, r); };
+    const auto theirs = [&] { reference().launch_step(d_in.data(), d_reference.data(), M, r); };
 
     // Speed counts only for a correct kernel, so check this size first (under the deadline: a launch that
     // computes on the host must not hold the test for minutes).
-    // What the student's launch itself shows, for a failure's diagnosis: work.checked, recorded around that launch
-    // alone (the reference's launches that set the deadline run first, unwatched); every timed launch must repeat it.
-    gpulab::first_launch_under_deadline(
-        work, [&] { student().launch_step(d_in.data(), d_student.data(), M, r); },
-        [&] { reference().launch_step(d_in.data(), d_reference.data(), M, r); });
-    const std::vector<gpulab::RecordedLaunch>& launches = work.checked;
-    gpulab::check_student_launch("launch_step");
-    for (const auto& launch : launches) testing::Test::RecordProperty("student_launch", launch.describe());
+    const std::vector<gpulab::RecordedLaunch>& launches = gpulab::first_timed_launch(work, mine, theirs, "launch_step");
     {
         const std::vector<float> out = d_student.download();
         const std::vector<double> expected = oracle::step(oracle::widen(in), double(r));
@@ -103,24 +96,17 @@ void check_step_speed() {
     }
 
     const double threshold = spec.at("min_fraction_of_reference");
-    const gpulab::SpeedVerdict verdict = gpulab::judge_speed(
-        [&] { student().launch_step(d_in.data(), d_student.data(), M, r); },
-        [&] { reference().launch_step(d_in.data(), d_reference.data(), M, r); }, threshold,
-        spec.at("max_remeasures"), options, {d_student.data(), std::size_t(M) * sizeof(float)},
-        {d_reference.data(), std::size_t(M) * sizeof(float)}, &work);
+    const gpulab::SpeedVerdict verdict =
+        gpulab::judge_speed(mine, theirs, threshold, spec.at("max_remeasures"), options,
+                            {d_student.data(), std::size_t(M) * sizeof(float)},
+                            {d_reference.data(), std::size_t(M) * sizeof(float)}, &work);
     const double bytes = 8.0 * double(M - 2);  // one read and one write per interior cell, at least
     const gpulab::Throughput throughput = gpulab::record_speed(verdict, bytes, copy_gbs);
     GPULAB_ASSERT(verdict.honest()) << gpulab::dishonest_speed(work.call, verdict);
-    if (!verdict.passed()) {
-        // Why, from the GPU's counters on the timed launch (Step.MatchesOracle's instance at this M, see
-        // timed_geometry_checks); asked only now that all timing is done: the first call profiles (seconds).
-        const std::string why = gpulab::speed_diagnosis("Step", "M" + std::to_string(M), launches);
-        testing::Test::RecordProperty("diagnosis", why);
-        GPULAB_EXPECT(false) << "Your step kernel runs at " << fixed(verdict.fraction, 2)
-                             << "x the reference's throughput (" << gpulab::speed_comparison(verdict, throughput)
-                             << "). The bar is " << fixed(threshold, 2) << "x. Measured " << verdict.rounds
-                             << " time(s). Why: " << why;
-    }
+    // Why, from the GPU's counters on the timed launch: Step.MatchesOracle's instance at this M (timed_geometry_checks).
+    if (!verdict.passed())
+        gpulab::fail_below_bar("Your step kernel", "the reference's throughput", verdict,
+                               gpulab::speed_comparison(verdict, throughput), "Step", "M" + std::to_string(M), launches);
 }
 
 // ---- Report: the roofline ----------------------------------------------------------------------------
@@ -133,9 +119,7 @@ void report_roofline() {
     const float r = 0.25f;
     GuardedDeviceArray<float> d_in(M), d_out(M), d_reference(M);
     gpulab::fill_fresh(d_in.data(), std::size_t(M), gpulab::FreshDraw{2, 0.5f, 1.0f / (1 << 19)});
-    gpulab::TimingOptions options;
-    options.warmup = section("roofline").at("warmup");
-    options.samples = section("roofline").at("samples");
+    const gpulab::TimingOptions options = gpulab::timing_options_of(section("roofline"));
     const gpulab::Roofs roofs = gpulab::measure_roofs(std::size_t(M) * sizeof(float), options);
     const Json& roof = section("roofline");
     const double flops = roof.at("operations_per_cell").get<double>() * double(M - 2),

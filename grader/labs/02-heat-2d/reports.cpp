@@ -9,6 +9,7 @@
 #include "gpulab/guarded_array.h"
 #include "gpulab/image.h"
 #include "gpulab/plot.h"
+#include "gpulab/speed_report.h"
 #include "gpulab/timing.h"
 
 #include <nlohmann/json.hpp>
@@ -134,9 +135,7 @@ void report_scaling_study() {
     const Json& spec = section("scaling");
     const Json& gaussian = gpulab::config_at(section("solve"), "gaussian");
     const double k = gaussian.at("k"), length = gaussian.at("length"), tmax = gaussian.at("tmax");
-    gpulab::TimingOptions options;
-    options.warmup = spec.at("warmup");
-    options.samples = spec.at("samples");
+    const gpulab::TimingOptions options = gpulab::timing_options_of(spec);
     const std::string dir = gpulab::artifact_dir();
     const std::string csv_path = dir + "/heat2d_scaling.csv", png_path = dir + "/heat2d_scaling.png";
     std::ofstream csv(csv_path);

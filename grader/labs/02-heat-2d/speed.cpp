@@ -83,20 +83,14 @@ void check_step_speed(int kernel) {
     const StepFn mine = step_of(student(), kernel), theirs = step_of(reference(), kernel);
     const std::string call = std::string(launcher_name(kernel)) + " at " + size_name(g);
 
-    gpulab::TimingOptions options;
-    options.warmup = spec.at("warmup");
-    options.samples = spec.at("samples");
+    const gpulab::TimingOptions options = gpulab::timing_options_of(spec);
     const double copy_gbs = gpulab::copy_bandwidth_gbs(g.cells() * sizeof(float), options);
     gpulab::TimedWork work = timed_step(mine, launcher_name(kernel), g, r, d_in.data(), d_student.data(), copy_gbs);
+    const auto my_step = [&] { mine(d_in.data(), d_student.data(), N, N, r); };
+    const auto their_step = [&] { theirs(d_in.data(), d_reference.data(), N, N, r); };
 
     // Speed counts only for a correct kernel, so check this size first (under the deadline).
-    // What the student's launch itself shows, for a failure's diagnosis: work.checked, recorded around that launch
-    // alone (the reference's launches that set the deadline run first, unwatched); every timed launch must repeat it.
-    gpulab::first_launch_under_deadline(work, [&] { mine(d_in.data(), d_student.data(), N, N, r); },
-                                        [&] { theirs(d_in.data(), d_reference.data(), N, N, r); });
-    const std::vector<gpulab::RecordedLaunch>& launches = work.checked;
-    gpulab::check_student_launch(call);
-    for (const auto& launch : launches) testing::Test::RecordProperty("student_launch", launch.describe());
+    const std::vector<gpulab::RecordedLaunch>& launches = gpulab::first_timed_launch(work, my_step, their_step, call);
     {
         const auto result = gpulab::compare(interior_of(d_student.download(), g), expected_interior(in, g, r),
                                             interior_shape(g),
@@ -106,8 +100,7 @@ void check_step_speed(int kernel) {
 
     const double threshold = spec.at("min_fraction_of_reference");
     const gpulab::SpeedVerdict verdict = gpulab::judge_speed(
-        [&] { mine(d_in.data(), d_student.data(), N, N, r); },
-        [&] { theirs(d_in.data(), d_reference.data(), N, N, r); }, threshold, spec.at("max_remeasures"), options,
+        my_step, their_step, threshold, spec.at("max_remeasures"), options,
         {d_student.data(), g.cells() * sizeof(float)}, {d_reference.data(), g.cells() * sizeof(float)}, &work);
     const double bytes = 8.0 * double(N) * double(N);  // one read and one write per interior cell, at least
     const gpulab::Throughput throughput =
@@ -144,18 +137,13 @@ void check_step_speed(int kernel) {
         }
     }
     gpulab::record_figure(figure, throughput.threshold);
-    if (!verdict.passed()) {
-        // Why, from the GPU's counters on the timed launch (its MatchesOracle instance at N x N, registered by
-        // timed_geometry_checks in step_checks.cpp); asked only now that all timing is done: the first call
-        // profiles (seconds).
-        const std::string why =
-            gpulab::speed_diagnosis(kernel == kTiledKernel ? "TiledStep" : "NaiveStep", size_name(g), launches);
-        testing::Test::RecordProperty("diagnosis", why);
-        GPULAB_EXPECT(false) << "Your " << kernel_name(kernel) << " step kernel runs at " << fixed(verdict.fraction, 2)
-                             << "x the reference's " << kernel_name(kernel) << " kernel ("
-                             << gpulab::speed_comparison(verdict, throughput) << "). The bar is "
-                             << fixed(threshold, 2) << "x. Measured " << verdict.rounds << " time(s). Why: " << why;
-    }
+    // Why, from the GPU's counters on the timed launch: its MatchesOracle instance at N x N (timed_geometry_checks in
+    // step_checks.cpp).
+    if (!verdict.passed())
+        gpulab::fail_below_bar("Your " + std::string(kernel_name(kernel)) + " step kernel",
+                               "the reference's " + std::string(kernel_name(kernel)) + " kernel", verdict,
+                               gpulab::speed_comparison(verdict, throughput),
+                               kernel == kTiledKernel ? "TiledStep" : "NaiveStep", size_name(g), launches);
 }
 
 
@@ -169,9 +157,7 @@ void report_roofline() {
     const float r = 0.2f;
     GuardedDeviceArray<float> d_in(g.cells()), d_out(g.cells()), d_reference(g.cells());
     gpulab::fill_fresh(d_in.data(), g.cells(), gpulab::FreshDraw{2, 0.5f, 1.0f / (1 << 19)});
-    gpulab::TimingOptions options;
-    options.warmup = section("roofline").at("warmup");
-    options.samples = section("roofline").at("samples");
+    const gpulab::TimingOptions options = gpulab::timing_options_of(section("roofline"));
     const gpulab::Roofs roofs = gpulab::measure_roofs(g.cells() * sizeof(float), options);
     const Json& roof = section("roofline");
     const double flops = roof.at("operations_per_cell").get<double>() * double(N) * N,

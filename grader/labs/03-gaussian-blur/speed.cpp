@@ -87,20 +87,15 @@ void check_speed(Kernel k) {
     GuardedDeviceArray<std::uint8_t> d_in(in.size()), d_student(in.size()), d_reference(in.size());
     d_in.upload(in);
 
-    gpulab::TimingOptions options;
-    options.warmup = spec.at("warmup");
-    options.samples = spec.at("samples");
+    const gpulab::TimingOptions options = gpulab::timing_options_of(spec);
     const double copy_gbs = gpulab::copy_bandwidth_gbs(in.size(), options);
     gpulab::TimedWork work = timed_blur(student_launch(k), student_call(k), w, h, c, d_in.data(), d_student.data(), copy_gbs);
+    const auto mine = [&] { launch(student(), k, d_in.data(), d_student.data(), w, h, c); };
+    const auto theirs = [&] { launch(reference(), k, d_in.data(), d_reference.data(), w, h, c); };
 
     // Speed counts only for a correct kernel, so check this size first (under the deadline).
-    // What the student's launch itself shows, for a failure's diagnosis: work.checked, recorded around that launch
-    // alone (the reference's launches that set the deadline run first, unwatched); every timed launch must repeat it.
-    gpulab::first_launch_under_deadline(work, [&] { launch(student(), k, d_in.data(), d_student.data(), w, h, c); },
-                                        [&] { launch(reference(), k, d_in.data(), d_reference.data(), w, h, c); });
-    const std::vector<gpulab::RecordedLaunch>& launches = work.checked;
-    gpulab::check_student_launch(call_text(k, w, h, c));
-    for (const auto& l : launches) testing::Test::RecordProperty("student_launch", l.describe());
+    const std::vector<gpulab::RecordedLaunch>& launches =
+        gpulab::first_timed_launch(work, mine, theirs, call_text(k, w, h, c));
     {
         const Bytes out = d_student.download();
         const Bytes expected = oracle::blur(in, w, h, c);
@@ -114,26 +109,21 @@ void check_speed(Kernel k) {
     }
 
     const double threshold = spec.at("min_fraction_of_reference");
-    const gpulab::SpeedVerdict verdict = gpulab::judge_speed(
-        [&] { launch(student(), k, d_in.data(), d_student.data(), w, h, c); },
-        [&] { launch(reference(), k, d_in.data(), d_reference.data(), w, h, c); }, threshold,
-        spec.at("max_remeasures"), options, {d_student.data(), in.size()}, {d_reference.data(), in.size()}, &work);
+    const gpulab::SpeedVerdict verdict =
+        gpulab::judge_speed(mine, theirs, threshold, spec.at("max_remeasures"), options, {d_student.data(), in.size()},
+                            {d_reference.data(), in.size()}, &work);
     const double bytes = 2.0 * double(in.size());  // every byte read once and written once, at least
     const gpulab::Throughput throughput = gpulab::record_speed(verdict, bytes, copy_gbs, std::string("ref ") + kernel_name(k));
     GPULAB_ASSERT(verdict.honest()) << gpulab::dishonest_speed(work.call, verdict);
-    if (!verdict.passed()) {
-        // Why, from the GPU's counters on the timed launch (its MatchesOracle instance at this size, registered by
-        // timed_geometry_checks in blur_checks.cpp); asked only now that all timing is done: the first call
-        // profiles (seconds).
-        const std::string instance = std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(c);
-        const std::string why = gpulab::speed_diagnosis(k == Kernel::naive ? "Naive" : "Tiled", instance, launches);
-        testing::Test::RecordProperty("diagnosis", why);
-        GPULAB_EXPECT(false) << "Your " << kernel_name(k) << " kernel runs at " << fixed(verdict.fraction, 2)
-                             << "x the throughput of the reference's " << kernel_name(k) << " kernel on a "
-                             << image_text("random", w, h, c) << " (" << gpulab::speed_comparison(verdict, throughput)
-                             << "). The bar is " << fixed(threshold, 2) << "x. Measured " << verdict.rounds
-                             << " time(s). Why: " << why;
-    }
+    // Why, from the GPU's counters on the timed launch: its MatchesOracle instance at this size (timed_geometry_checks
+    // in blur_checks.cpp).
+    if (!verdict.passed())
+        gpulab::fail_below_bar("Your " + std::string(kernel_name(k)) + " kernel",
+                               "the throughput of the reference's " + std::string(kernel_name(k)) + " kernel on a " +
+                                   image_text("random", w, h, c),
+                               verdict, gpulab::speed_comparison(verdict, throughput),
+                               k == Kernel::naive ? "Naive" : "Tiled",
+                               std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(c), launches);
 }
 
 // Each kernel at the speed size on the roofline of this GPU (gpulab/roofline.h), beside the reference's and
@@ -145,9 +135,7 @@ void report_roofline() {
     const std::size_t n = std::size_t(w) * h * c;
     GuardedDeviceArray<std::uint8_t> d_in(n), d_out(n), d_reference(n);
     gpulab::fill_fresh(d_in.data(), n, gpulab::FreshDraw{2});
-    gpulab::TimingOptions options;
-    options.warmup = section("roofline").at("warmup");
-    options.samples = section("roofline").at("samples");
+    const gpulab::TimingOptions options = gpulab::timing_options_of(section("roofline"));
     const gpulab::Roofs roofs = gpulab::measure_roofs(n, options);
     const Json& roof = section("roofline");
     const double ops = roof.at("operations_per_byte").get<double>() * double(n),

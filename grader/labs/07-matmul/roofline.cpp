@@ -10,6 +10,7 @@
 #include "gpulab/grader_test.h"
 #include "gpulab/guarded_array.h"
 #include "gpulab/roofline.h"
+#include "gpulab/speed_report.h"
 
 #include <memory>
 
@@ -35,9 +36,7 @@ void report_roofline() {
     gpulab::fill_fresh(a.data(), elements, {3});
     gpulab::fill_fresh(b.data(), elements, {4});
     gpulab::fill_fresh(bt.data(), elements, {5});
-    gpulab::TimingOptions options;
-    options.warmup = section("roofline").at("warmup");
-    options.samples = section("roofline").at("samples");
+    const gpulab::TimingOptions options = gpulab::timing_options_of(section("roofline"));
     const gpulab::Roofs roofs = gpulab::measure_roofs(elements * sizeof(float), options);
     const double flops = section("roofline").at("operations_per_multiply_add").get<double>() * s.multiply_adds(),
                  bytes = 4.0 * 3.0 * double(elements);

@@ -26,13 +26,6 @@ namespace {
 
 double tflops(const Shape& s, double ms) { return 2.0 * s.multiply_adds() / (ms * 1e9); }
 
-gpulab::TimingOptions timing_options() {
-    gpulab::TimingOptions options;
-    options.warmup = section("speed").at("warmup");
-    options.samples = section("speed").at("samples");
-    return options;
-}
-
 // Device copies of one square problem and a C per contender.
 struct Problem {
     Shape s;
@@ -111,7 +104,7 @@ void check_speed(Kernel kernel, int n) {
     const gpulab::SpeedVerdict verdict = gpulab::judge_speed(
         [&] { student_launch(p.a.data(), p.b_for(kernel), mine.data(), n, n, n); },
         [&] { reference_launch(p.a.data(), p.b_for(kernel), theirs.data(), n, n, n); }, threshold,
-        section("speed").at("max_remeasures"), timing_options(), {mine.data(), bytes}, {theirs.data(), bytes}, &work);
+        section("speed").at("max_remeasures"), gpulab::timing_options_of(section("speed")), {mine.data(), bytes}, {theirs.data(), bytes}, &work);
     phase.reset();
     testing::Test::RecordProperty("floor_ms", fixed(work.floor_ms, 4));
     if (!verdict.honest()) gpulab::record_figure(gpulab::kNotTheWork, "fresh inputs, <= FP32 peak, the approved kernel");
@@ -161,7 +154,7 @@ void check_tiled_over_naive() {
     gpulab::Honesty honesty;
     do {
         const auto samples = gpulab::time_interleaved(
-            launches, timing_options(), {{mine.data(), bytes}, {ref_tiled.data(), bytes}, {ref_naive.data(), bytes}},
+            launches, gpulab::timing_options_of(section("speed")), {{mine.data(), bytes}, {ref_tiled.data(), bytes}, {ref_naive.data(), bytes}},
             &work, &honesty);
         if (pooled[0].ms.empty() && work.floor_ms > 0 && samples[0].median() < work.floor_ms)
             honesty.too_fast = "Faster than this GPU can do the work: the timed launch did not compute it (" +
@@ -225,7 +218,7 @@ void report_cublas_bar() {
         if (gpulab::is_sticky_cuda_error(e.status())) throw;
     }
     if (yours_ok) launches.push_back([&] { student().tiled(p.a.data(), p.b.data(), c_yours.data(), n, n, n); });
-    const auto samples = gpulab::time_interleaved(launches, timing_options());
+    const auto samples = gpulab::time_interleaved(launches, gpulab::timing_options_of(section("speed")));
     const double cublas_tflops = tflops(p.s, samples[0].median());
     const double peak = fp32_peak_tflops();
     std::string figure = "cuBLAS " + fixed(samples[0].median(), 3) + " ms, " + fixed(cublas_tflops, 1) + " TFLOP/s";

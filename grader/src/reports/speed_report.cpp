@@ -1,6 +1,8 @@
 #include "gpulab/speed_report.h"
 
+#include "gpulab/cuda_check.h"
 #include "gpulab/format.h"
+#include "gpulab/gpu_profile_report.h"
 #include "gpulab/grader_test.h"
 
 namespace gpulab {
@@ -33,6 +35,36 @@ std::string dishonest_speed(const std::string& call, const SpeedVerdict& verdict
     why += verdict.honesty.explain();
     if (!verdict.drawn.empty()) why += (why.empty() ? "" : " ") + verdict.drawn;
     return call + " earns no speed points. " + why;
+}
+
+TimingOptions timing_options_of(const Json& section) {
+    TimingOptions options;
+    options.warmup = section.at("warmup");
+    options.samples = section.at("samples");
+    return options;
+}
+
+const std::vector<RecordedLaunch>& first_timed_launch(TimedWork& work, const std::function<void()>& student,
+                                                      const std::function<void()>& reference, const std::string& call) {
+    first_launch_under_deadline(work, student, reference);
+    check_student_launch(call);
+    for (const RecordedLaunch& launch : work.checked) testing::Test::RecordProperty("student_launch", launch.describe());
+    return work.checked;
+}
+
+std::string below_bar_message(const std::string& subject, const std::string& against, const SpeedVerdict& verdict,
+                              const std::string& comparison, const std::string& extra, const std::string& why) {
+    return subject + " runs at " + fixed(verdict.fraction, 2) + "x " + against + " (" + comparison + "). The bar is " +
+           fixed(verdict.threshold, 2) + "x. Measured " + std::to_string(verdict.rounds) + " time(s). " + extra +
+           "Why: " + why;
+}
+
+void fail_below_bar(const std::string& subject, const std::string& against, const SpeedVerdict& verdict,
+                    const std::string& comparison, const std::string& suite, const std::string& instance,
+                    const std::vector<RecordedLaunch>& launches, const std::string& extra) {
+    const std::string why = speed_diagnosis(suite, instance, launches);
+    testing::Test::RecordProperty("diagnosis", why);
+    GPULAB_EXPECT(false) << below_bar_message(subject, against, verdict, comparison, extra, why);
 }
 
 std::string speed_comparison(const SpeedVerdict& verdict, const Throughput& t) {

@@ -187,8 +187,11 @@ int check_gpu_agreement(const LabScore& lab, const Solution& solution, int* comp
         if (compared) ++*compared;
         const std::vector<std::string> wrong =
             recorded_disagreements(Json::parse(s.properties.value("access_figures", std::string("{}"))), recorded);
-        const std::string where = file.value("device", std::string("a GPU")) + " at " +
-                                  file.value("commit", std::string("?")) + " (" + solution.recorded_gpu_counters + ")";
+        // The file's device and commit, or the solution's own where it was recorded apart (on another GPU).
+        const Json apart = file.value("recorded_apart", Json::object()).value(solution.name, Json::object());
+        const Json& origin = apart.empty() ? file : apart;
+        const std::string where = origin.value("device", std::string("a GPU")) + " at " +
+                                  origin.value("commit", std::string("?")) + " (" + solution.recorded_gpu_counters + ")";
         if (wrong.empty()) {
             std::cout << "  " << s.id << ": CPU execution mode's access figures agree with the counters recorded on "
                       << where << ": " << recorded.size() << " launch" << (recorded.size() == 1 ? "" : "es") << "\n";

@@ -10,7 +10,9 @@ grader/labs/<lab>/gpu_counters.json. make test then holds CPU execution mode's f
 
     grader/tools/record_gpu_counters.py --commit 3c161c8 OUT_DIR [OUT_DIR ...]
 
-Only solutions graded in the given folders are replaced; the others recorded in a lab's file stay.
+Only solutions graded in the given folders are replaced; the others recorded in a lab's file stay. Solutions recorded
+on another GPU or at another commit than the file's header names, beside solutions recorded before, keep their own
+device, commit and date under "recorded_apart".
 """
 import argparse
 import datetime
@@ -65,18 +67,26 @@ def main():
     for lab, (device, solutions) in sorted(recorded.items()):
         target = ROOT / "grader" / "labs" / lab / "gpu_counters.json"
         old = json.loads(target.read_text()) if target.exists() else {}
-        if old and old.get("device") != device:
-            print(f"{target}: recorded on {old.get('device')}, now {device}: the solutions not graded now are dropped")
-            old["solutions"] = {}
         merged = dict(old.get("solutions", {}))
         merged.update(solutions)
+        # Where each solution was recorded: the header's device, commit and date, or its own in "recorded_apart"
+        # (solutions added later, on another GPU or commit, beside the ones recorded with the header).
+        apart = {name: where for name, where in old.get("recorded_apart", {}).items() if name not in solutions}
+        kept = set(old.get("solutions", {})) - set(solutions)  # recorded before and not now
+        if kept and (old.get("device") != device or old.get("commit") != args.commit):
+            header = {"device": old["device"], "commit": old.get("commit", "?"), "date": old.get("date", "?")}
+            for name in solutions:
+                apart[name] = {"device": device, "commit": args.commit, "date": args.date}
+            print(f"{target}: {len(solutions)} solution(s) recorded on {device} at {args.commit}, beside the file's "
+                  f"{old['device']} at {old.get('commit', '?')}")
+        else:
+            header = {"device": device, "commit": args.commit, "date": args.date}
         doc = {
             "about": "Nsight Compute's counters of the timed launches of the solutions the project vouches for, "
                      "recorded by grader/tools/record_gpu_counters.py; without a GPU, CPU execution mode's access "
                      "figures of these solutions must agree with them (grader/runner/requirements.cpp)",
-            "device": device,
-            "commit": args.commit,
-            "date": args.date,
+            **header,
+            **({"recorded_apart": dict(sorted(apart.items()))} if apart else {}),
             "solutions": dict(sorted(merged.items())),
         }
         target.write_text(json.dumps(doc, indent=1, sort_keys=False) + "\n")

@@ -88,7 +88,8 @@ Solution recorded(const std::string& name) {
     Solution s = name == "reference" ? Solution{} : variant(name);
     s.name = name;
     s.recorded_gpu_counters = testing::TempDir() + "requirements_test_gpu_counters.json";
-    std::ofstream(s.recorded_gpu_counters) << R"({"device": "NVIDIA H200", "commit": "abc1234", "solutions": {
+    std::ofstream(s.recorded_gpu_counters) << R"({"device": "NVIDIA H200", "commit": "abc1234",
+      "recorded_apart": {"slow/tiny-blocks": {"device": "NVIDIA H100 80GB HBM3", "commit": "def5678"}}, "solutions": {
         "reference": {"Step M67108864": {"call": "launch_step at M = 67108864", "load_use": 0.86, "store_use": 0.80,
                                          "conflicts_per_load": 0, "conflicts_per_store": 0}},
         "slow/tiny-blocks": {"Step M67108864": {"load_use": 0.86, "store_use": 0.80, "conflicts_per_load": 0,
@@ -116,6 +117,9 @@ TEST(Requirements, WithoutAGpuTheFiguresMustAgreeWithTheCountersRecordedOnOne) {
               gpulab::runner::kRequirementNotMet);
     said = testing::internal::GetCapturedStdout();
     EXPECT_NE(said.find("launch_step at M = 1000: not analysed"), std::string::npos) << said;
+    // A solution recorded apart (on another GPU, after the others) names where it was recorded.
+    EXPECT_NE(said.find("NVIDIA H100 80GB HBM3 at def5678"), std::string::npos) << said;
+    EXPECT_EQ(said.find("NVIDIA H200 at abc1234"), std::string::npos) << said;
 }
 
 // A figure CPU mode could not measure (null: its count stopped inside the only block it reached, so no warp request

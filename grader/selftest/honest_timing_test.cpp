@@ -158,4 +158,20 @@ TEST(SpeedReport, TimingOptionsComeFromTheLabSection) {
     EXPECT_EQ(options.samples, 9);
 }
 
+// A launch that kept its drawn sample from being profiled waits (its speed points come when it can be checked); one
+// whose counters showed other work, or whose timed launches did not recompute their output, did not do the work.
+TEST(SpeedReport, ASampleThatCouldNotBeCheckedWaitsAndIsNotCalledCheating) {
+    gpulab::SpeedVerdict verdict;
+    EXPECT_TRUE(verdict.honest());
+    EXPECT_FALSE(verdict.waits());
+    verdict.drawn = std::string(gpulab::kPointsWait) + "timed sample 6 of 21 ... could not be profiled";
+    EXPECT_FALSE(verdict.honest());
+    EXPECT_TRUE(verdict.waits());
+    verdict.unfaithful = "the timed launch did not recompute its output";
+    EXPECT_FALSE(verdict.waits());
+    verdict.unfaithful.clear();
+    verdict.drawn = "Timed sample 3 of 21 read 4 times the loads CPU execution mode counted";
+    EXPECT_FALSE(verdict.waits());
+}
+
 }  // namespace

@@ -26,6 +26,11 @@ Throughput record_speed(const SpeedVerdict& verdict, double bytes, double copy_g
 // The figure of a speed test whose timed launches did not do the work (verdict.honest() is false): no
 // speed is shown (a figure above what the GPU can do is no figure), only why.
 inline const char* kNotTheWork = "no speed figure: the timed launch did not do the work";
+// The figure where nothing showed other work, but a drawn timed sample could not be checked (verdict.waits()).
+inline const char* kNotChecked = "no speed figure: a drawn timed sample could not be checked";
+
+// The grade table's figure and threshold of a verdict that is not honest(): kNotTheWork, or kNotChecked where it waits.
+void record_no_speed(const SpeedVerdict& verdict, const std::string& threshold);
 
 // The failure message of such a test: "<call> earns no speed points. <every problem found>".
 std::string dishonest_speed(const std::string& call, const SpeedVerdict& verdict);

@@ -61,6 +61,10 @@ std::vector<Samples> time_interleaved(const std::vector<std::function<void()>>& 
 // Device-to-device copy bandwidth in GB/s (bytes read + bytes written), measured now.
 double copy_bandwidth_gbs(std::size_t bytes, const TimingOptions& options);
 
+// How SpeedVerdict::drawn begins where a drawn sample could not be profiled because of the launch (more kernels than
+// the grader profiles, a kernel that failed under replay), as opposed to one whose counters showed other work.
+inline constexpr const char* kPointsWait = "The speed points wait: ";
+
 // A throughput verdict: student against reference, re-measured while it is within noise of the threshold.
 struct SpeedVerdict {
     double student_ms = 0, reference_ms = 0;
@@ -75,6 +79,9 @@ struct SpeedVerdict {
     // What the student's drawn samples showed that voids it: other work than CPU execution mode counted, or a launch
     // that kept its sample from being profiled (timed_samples.h). "" when nothing.
     std::string drawn;
+    // The drawn sample's verdict is only that it could not be profiled (kPointsWait): the launch may well have done
+    // the work; it could not be checked.
+    bool waits() const;
     bool honest() const { return unfaithful.empty() && honesty.clean() && drawn.empty(); }
     bool passed() const { return honest() && fraction >= threshold; }
 };

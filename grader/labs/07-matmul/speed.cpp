@@ -107,7 +107,7 @@ void check_speed(Kernel kernel, int n) {
         section("speed").at("max_remeasures"), gpulab::timing_options_of(section("speed")), {mine.data(), bytes}, {theirs.data(), bytes}, &work);
     phase.reset();
     testing::Test::RecordProperty("floor_ms", fixed(work.floor_ms, 4));
-    if (!verdict.honest()) gpulab::record_figure(gpulab::kNotTheWork, "fresh inputs, <= FP32 peak, the approved kernel");
+    if (!verdict.honest()) gpulab::record_no_speed(verdict, "fresh inputs, <= FP32 peak, the approved kernel");
     GPULAB_ASSERT(verdict.honest()) << gpulab::dishonest_speed(call_text(kernel, p.s), verdict);
     const double yours = tflops(p.s, verdict.student_ms), ref = tflops(p.s, verdict.reference_ms);
     testing::Test::RecordProperty("student_ms", fixed(verdict.student_ms, 4));

@@ -13,6 +13,7 @@
 #include "gpulab/solution.h"
 #include "gpulab/source_lines.h"
 #include "gpulab/test_id.h"
+#include "gpulab/timing.h"
 
 #include <gtest/gtest.h>
 
@@ -190,7 +191,7 @@ std::string drawn_samples_verdict(const TimedWork& work, const std::vector<Profi
     for (const ProfiledLaunch& l : samples) {
         if (l.role != "yours") continue;
         if (!l.error.empty() && l.launch_at_fault)
-            return "The speed points wait: " + l.which() + " of " + l.call +
+            return std::string(kPointsWait) + l.which() + " of " + l.call +
                    ", drawn at random to have its counters read, could not be profiled because of the launch (" +
                    l.error + "). Every timed sample may be the one checked; a launch that cannot be checked earns "
                    "no speed points until it can.";

@@ -215,6 +215,10 @@ double copy_bandwidth_gbs(std::size_t bytes, const TimingOptions& options) {
     return 2.0 * double(bytes) / (samples[0].median() * 1e6);
 }
 
+bool SpeedVerdict::waits() const {
+    return unfaithful.empty() && honesty.clean() && drawn.rfind(kPointsWait, 0) == 0;
+}
+
 SpeedVerdict judge_speed(const std::function<void()>& student, const std::function<void()>& reference,
                          double threshold, int max_rounds, const TimingOptions& options, LaunchOutput student_output,
                          LaunchOutput reference_output, const TimedWork* work) {

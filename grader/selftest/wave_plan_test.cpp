@@ -151,4 +151,19 @@ TEST(WavePlan, ARunningRequirementIsNotTakenForAFailedOne) {
     EXPECT_TRUE(plan.not_counted.empty());
 }
 
+// Report.GpuProfile is listed "after" Report.AccessAnalysis, which a GPU grading runs in CPU execution mode beside
+// the other waves: the profile waits for it to end, so that CPU execution mode's figures are handed over to be held
+// to the GPU's (on every grading, not only where the CPU part happened to end first).
+TEST(WavePlan, AReportAfterATestRunningBesideWaitsForIt) {
+    const std::map<std::string, std::vector<std::string>> after_of{
+        {"Report.GpuProfile", {"Speed.Tiled", "Report.AccessAnalysis"}}};
+    const WavePlan plan = plan_wave({"Report.GpuProfile"}, kRequires, kTimed, [](const std::string&) { return true; },
+                                    after_of, {"Report.AccessAnalysis"});
+    EXPECT_TRUE(plan.ready.empty());
+    EXPECT_TRUE(plan.wait_for_running);
+    const WavePlan joined = plan_wave({"Report.GpuProfile"}, kRequires, kTimed, [](const std::string&) { return true; },
+                                      after_of, {});
+    EXPECT_EQ(joined.ready, Ids{"Report.GpuProfile"});
+}
+
 }  // namespace

@@ -167,11 +167,13 @@ TEST(SpeedReport, ASampleThatCouldNotBeCheckedWaitsAndIsNotCalledCheating) {
     verdict.drawn = std::string(gpulab::kPointsWait) + "timed sample 6 of 21 ... could not be profiled";
     EXPECT_FALSE(verdict.honest());
     EXPECT_TRUE(verdict.waits());
+    EXPECT_STREQ(gpulab::no_speed_figure(verdict), gpulab::kNotChecked);
     verdict.unfaithful = "the timed launch did not recompute its output";
     EXPECT_FALSE(verdict.waits());
     verdict.unfaithful.clear();
     verdict.drawn = "Timed sample 3 of 21 read 4 times the loads CPU execution mode counted";
     EXPECT_FALSE(verdict.waits());
+    EXPECT_STREQ(gpulab::no_speed_figure(verdict), gpulab::kNotTheWork);
 }
 
 }  // namespace

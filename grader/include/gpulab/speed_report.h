@@ -29,7 +29,9 @@ inline const char* kNotTheWork = "no speed figure: the timed launch did not do t
 // The figure where nothing showed other work, but a drawn timed sample could not be checked (verdict.waits()).
 inline const char* kNotChecked = "no speed figure: a drawn timed sample could not be checked";
 
-// The grade table's figure and threshold of a verdict that is not honest(): kNotTheWork, or kNotChecked where it waits.
+// The grade table's figure of a verdict that is not honest(): kNotChecked where it waits, else kNotTheWork.
+const char* no_speed_figure(const SpeedVerdict& verdict);
+// Records that figure with `threshold` (record_speed does, for a test that records no other figure).
 void record_no_speed(const SpeedVerdict& verdict, const std::string& threshold);
 
 // The failure message of such a test: "<call> earns no speed points. <every problem found>".

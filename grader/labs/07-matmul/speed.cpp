@@ -104,7 +104,8 @@ void check_speed(Kernel kernel, int n) {
     const gpulab::SpeedVerdict verdict = gpulab::judge_speed(
         [&] { student_launch(p.a.data(), p.b_for(kernel), mine.data(), n, n, n); },
         [&] { reference_launch(p.a.data(), p.b_for(kernel), theirs.data(), n, n, n); }, threshold,
-        section("speed").at("max_remeasures"), gpulab::timing_options_of(section("speed")), {mine.data(), bytes}, {theirs.data(), bytes}, &work);
+        section("speed").at("max_remeasures"), gpulab::timing_options_of(section("speed")), {mine.data(), bytes},
+        {theirs.data(), bytes}, &work);
     phase.reset();
     testing::Test::RecordProperty("floor_ms", fixed(work.floor_ms, 4));
     if (!verdict.honest()) gpulab::record_no_speed(verdict, "fresh inputs, <= FP32 peak, the approved kernel");
@@ -121,14 +122,13 @@ void check_speed(Kernel kernel, int n) {
     std::cout << "[lab 07] " << kernel_name(kernel) << " at N = " << n << ": yours " << fixed(verdict.student_ms, 3)
               << " ms = " << fixed(yours, 2) << " TFLOP/s; reference " << fixed(verdict.reference_ms, 3) << " ms = "
               << fixed(ref, 2) << " TFLOP/s\n";
-    if (!verdict.passed()) {
-        const std::string why = speed_failure_cause(kernel, n, launches);
-        GPULAB_EXPECT(false) << "Your " << kernel_name(kernel) << " kernel at N = " << n << " runs at "
-                             << fixed(verdict.fraction, 2) << "x the reference's " << kernel_name(kernel) << " kernel ("
-                             << fixed(verdict.student_ms, 3) << " ms = " << fixed(yours, 2) << " TFLOP/s against "
-                             << fixed(verdict.reference_ms, 3) << " ms = " << fixed(ref, 2) << " TFLOP/s). The bar is "
-                             << fixed(threshold, 2) << "x. Measured " << verdict.rounds << " time(s). Why: " << why;
-    }
+    if (!verdict.passed())
+        GPULAB_EXPECT(false) << gpulab::below_bar_message(
+            "Your " + std::string(kernel_name(kernel)) + " kernel at N = " + std::to_string(n),
+            "the reference's " + std::string(kernel_name(kernel)) + " kernel", verdict,
+            fixed(verdict.student_ms, 3) + " ms = " + fixed(yours, 2) + " TFLOP/s against " +
+                fixed(verdict.reference_ms, 3) + " ms = " + fixed(ref, 2) + " TFLOP/s",
+            "", speed_failure_cause(kernel, n, launches));
 }
 
 void check_tiled_over_naive() {

@@ -72,6 +72,8 @@ struct CountState {
   std::vector<LaunchBlocks> launches;
   LaunchBlocks* launch = nullptr;  // the running launch's record
   unsigned long long blocks_run = 0;
+  unsigned long long block_global = 0;  // global accesses counted in the running block (BlockSample::block_accesses)
+  unsigned long long blocks_cut = 0;
   // Shared memory (CountOptions::shared): its pages are in `prot` too, and listed here to tell them apart.
   bool count_shared = false;
   std::vector<Span> shared;           // sorted
@@ -481,6 +483,7 @@ void account(void* uctx, uintptr_t fault, bool fault_write, uintptr_t ip) {
       }
     }
     if (!load && !store) continue;
+    ++g.block_global;
     for (RangeCount* c : {&g.totals[r], g.block ? &g.block[r] : nullptr}) {
       if (!c) continue;
       c->loads += load;
@@ -692,6 +695,7 @@ bool count_block_begins(unsigned long long linear) {
     g.shared_open = false;
   }
   ++g.blocks_run;
+  g.block_global = 0;
   g_block_shared = nullptr;
   LaunchBlocks& l = *g.launch;
   if (!l.sampled && l.grid_blocks > kMaxRecordedBlocks) {
@@ -722,6 +726,12 @@ bool count_block_begins(unsigned long long linear) {
     l.block_shared.back().counted = true;
     g_block_shared = &l.block_shared.back();
   }
+  return true;
+}
+
+bool count_ends_block() {
+  if (!g.active || !g.sampling || !g.sample.block_accesses || g.block_global < g.sample.block_accesses) return false;
+  ++g.blocks_cut;
   return true;
 }
 
@@ -878,6 +888,8 @@ void start_count_state(std::vector<Span> merged, std::vector<Span> spans, std::v
   g.launches.clear();
   g.launch = nullptr;
   g.blocks_run = 0;
+  g.block_global = 0;
+  g.blocks_cut = 0;
   // Shared memory: the pages of this worker's static slots and dynamic buffer (every launch runs on this thread
   // while counting); slots mapped later come through on_shared_layout.
   g.count_shared = options && options->shared;
@@ -936,6 +948,8 @@ void collect_count(AccessCount& result, unsigned long long launches_before) {
   result.ranges = g.totals;
   result.launches = launch_count() - launches_before;
   result.blocks_run = g.blocks_run;
+  result.accesses = g.faults;
+  result.blocks_cut = g.blocks_cut;
   result.launch_blocks = std::move(g.launches);
   g.launches.clear();
   result.undecoded = g.undecoded;

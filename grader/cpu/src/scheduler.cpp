@@ -129,6 +129,11 @@ bool schedule(Worker& w, LaunchJob& job) {
       drop_fibers(w);
       return false;
     }
+    // A sampled count that has seen enough of this block ends it here, between two phases (count_ends_block).
+    if (count_ends_block()) {
+      drop_fibers(w);
+      return true;
+    }
     for (Slot& s : w.slots) {
       if (s.state != Slot::AtBarrier) continue;
       s.result = static_cast<int>(count);

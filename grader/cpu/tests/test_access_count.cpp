@@ -570,6 +570,43 @@ TEST_F(AccessCounter, ACountPastItsCeilingStopsOpensItsPagesAndSaysWhy) {
   EXPECT_EQ(again.ranges[1].bytes_written, 4ull * n);
 }
 
+// Sampling inside a block (BlockSample::block_accesses): a grid-stride loop over a small grid, whose blocks each walk
+// many steps, ends each sampled block at the first barrier after it counted that many global accesses, every warp
+// request whole (each a full warp: 4 sectors for 32 floats); a block with no barrier runs to its end.
+TEST_F(AccessCounter, ASampledBlockEndsAtABarrierAfterItsShareOfAccesses) {
+  const int n = 1 << 14, blocks = 8;  // 16 steps of 128 floats a block: 2048 loads and 2048 stores each
+  DeviceBuffer<float> in(n), out(n);
+  CUDA_OK(in.upload(std::vector<float>(n, 1.0f)));
+  auto count = [&](unsigned long long block_accesses, bool staged) {
+    const BlockSample sample{2, 20261207, 1, block_accesses};
+    return count_device_accesses({{in.get(), 0}, {out.get(), 0}}, [&] {
+      ASSERT_EQ(ac_grid_stride_copy(in.get(), out.get(), n, blocks, staged), cudaSuccess);
+    }, &sample);
+  };
+  const AccessCount cut = count(500, true);
+  ASSERT_TRUE(cut.supported) << cut.why;
+  EXPECT_EQ(cut.blocks_run, 2ull);
+  EXPECT_EQ(cut.blocks_cut, 2ull);
+  // 128 loads, barrier, 128 stores, barrier: past 500 at the fourth barrier, 256 loads and 256 stores a block.
+  EXPECT_EQ(cut.ranges[0].loads, 2ull * 256);
+  EXPECT_EQ(cut.ranges[1].stores, 2ull * 256);
+  EXPECT_EQ(cut.ranges[0].load_requests, 2ull * 256 / 32);
+  EXPECT_EQ(cut.ranges[0].load_lanes, 2ull * 256);
+  EXPECT_EQ(cut.ranges[0].load_sectors, 4 * cut.ranges[0].load_requests);
+  EXPECT_EQ(cut.ranges[0].idle_requests + cut.ranges[1].idle_requests, 0ull);
+  EXPECT_EQ(cut.accesses, 2ull * 512);
+
+  const AccessCount whole = count(0, true);
+  ASSERT_TRUE(whole.supported) << whole.why;
+  EXPECT_EQ(whole.blocks_cut, 0ull);
+  EXPECT_EQ(whole.ranges[0].loads, 2ull * 2048);
+
+  const AccessCount no_barrier = count(500, false);
+  ASSERT_TRUE(no_barrier.supported) << no_barrier.why;
+  EXPECT_EQ(no_barrier.blocks_cut, 0ull);
+  EXPECT_EQ(no_barrier.ranges[0].loads, 2ull * 2048);
+}
+
 // A sampled count of a call that launches one kernel again and again (a launch per plane) counts the first two
 // launches and runs no block of the rest: they are the same kernel and shape, and running them cost minutes. A call
 // of two passes of one kernel is counted whole, and so is one whose count is not sampled.

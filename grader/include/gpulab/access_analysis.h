@@ -65,6 +65,9 @@ struct AccessFigures {
     // Where the count stopped inside a block (at the analysis's ceiling of accesses: a block whose threads each walk
     // thousands of outputs), why; the figures are of what it counted, and that block's requests are left out.
     std::string counted_in_part;
+    // Blocks that ended at a barrier after `block_accesses` global accesses (sampled inside a block, BlockSample):
+    // of the count the global figures come from, and of the first.
+    unsigned long long blocks_cut = 0, block_accesses = 0;
 };
 
 // Where shared memory is counted (lab.json "access_analysis"). Where the first count does not reach the grid's
@@ -75,6 +78,9 @@ struct AccessFigures {
 struct AccessCountPlan {
     bool first_count_shared = true;                     // "first_count_shared"
     unsigned long long second_shared_faults_per_block = 0;  // "second_shared_faults_per_block"; 0: the first's
+    // "block_accesses": the most global accesses a sampled block counts before it ends at its next barrier (0: the
+    // count's ceiling shared among its blocks, access_analysis.cpp).
+    unsigned long long block_accesses = 0;
 };
 
 // The figures of one timed launch, counted as `options` and `plan` say.

@@ -73,6 +73,8 @@ struct BlockSample {
     unsigned long long count = 32;
     unsigned long long seed = 1;
     unsigned long long interior_run = 1;  // gpulab_cpu/read_count.h BlockSample::interior_run
+    // Sampling inside a block: each ends at its first barrier after this many counted global accesses (0: whole).
+    unsigned long long block_accesses = 0;  // gpulab_cpu/read_count.h BlockSample::block_accesses
 };
 
 // Shared memory, counted when asked (count_device_accesses' `shared`): each warp request (one instruction, one
@@ -136,6 +138,8 @@ struct AccessCount {
     // The count stopped before the work ended (its ceiling of accesses, or the memory or mappings it needs): `why`
     // says where, and the block it stopped in is left out of the requests (its warps' requests were not whole).
     bool stopped_early = false;
+    unsigned long long accesses = 0;    // counted accesses, global and shared (each a fault and a single step)
+    unsigned long long blocks_cut = 0;  // blocks ended at a barrier by BlockSample::block_accesses
 };
 
 // Runs work() and counts what the kernels it launches read and wrote in each range; with `sample`, every

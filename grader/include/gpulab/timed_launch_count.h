@@ -31,6 +31,7 @@ inline constexpr unsigned long long kMaxTimedCountAccesses = 200000;
 struct TimedCountOptions {
     unsigned long long blocks = 32;  // blocks of each launch that run (all when the grid has no more)
     unsigned long long interior_run = 1;  // interior blocks in runs of this many along x (BlockSample)
+    unsigned long long block_accesses = 0;  // a block ends at a barrier past this many global accesses (BlockSample)
     // Per buffer of the launch (missing: 1): count one page in N. For kernels whose blocks walk thousands of
     // pages each (coarsened along z, a long K): ratios of such buffers' counts keep their expectation.
     std::vector<unsigned> page_every;
@@ -87,10 +88,7 @@ struct TimedLaunchCount {
     std::vector<unsigned> page_every;      // per buffer, as counted
     unsigned long long blocks_run = 0, grid_blocks = 0;  // over all launches
     std::size_t touched_bytes = 0;         // memory the sample filled, all buffers
-    double seconds = 0;
-    // The process's CPU time over the count: what the cost decisions read (access_analysis.cpp), for on a machine busy
-    // with other work the wall time grows and a decision on it would change the figures with the machine's load.
-    double cpu_seconds = 0;
+    double seconds = 0;  // wall time, for the report only: no decision reads it (access_analysis.cpp)
 
     // A buffer's bytes read and written by the sampled blocks, scaled back from its counted pages.
     double bytes_read(std::size_t buffer) const;

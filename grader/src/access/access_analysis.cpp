@@ -83,9 +83,12 @@ LaneFigures lane_figures(const WholeGridCount& w, const std::vector<unsigned>& p
 // halo, and its 8 corner blocks gave 3.01 bytes per byte where the GPU and the technique test's count of the same
 // launch give 2.38. At 512^3 (510 = 85 x 6) the corners agree and the figure, 2.37, is the GPU's.
 constexpr double kCornerSpread = 0.05;
-// That count runs only where it costs at most this (the first count's CPU seconds per block times its blocks): lab 04's
-// costs about 0.7 s; a sample of blocks that each walk a whole column of planes would cost several seconds.
-constexpr double kBytesCountSeconds = 1.0;
+// That count runs only where it costs at most this many counted accesses (the first count's per block times its
+// blocks): lab 04's at 449^3 counts about 10,000 (0.7 s); a sample of blocks that each walk a whole column of planes
+// would count hundreds of thousands. Every cost decision reads counted accesses, never a clock: on a machine busy with
+// other work a decision on time would change the figures with the machine's load (lab 03's first counts took 0.20
+// and 0.23 CPU seconds a block here, against a limit of 0.25).
+constexpr double kBytesCountAccesses = 40000;
 
 // The sector figures need the grid's interior: a sample takes every corner, edge and face block first (26 in a 3D
 // grid), and those are often aligned unlike the interior (a tile at x = 0 starts on a sector, the next one 24 bytes
@@ -99,7 +102,10 @@ constexpr double kAllPagesFaults = 32000;  // lab 01's second sample: 26 blocks,
 // A second count that counted fewer global accesses than this is not a sample of the grid: its figures are left
 // for the first count's.
 constexpr unsigned long long kLeastCountedAccesses = 256;
-constexpr double kDearBlockSeconds = 0.25;
+// A first count whose blocks counted more than this each (lab 07's matmul blocks walk all of K: 36,000 on sampled
+// pages; lab 03's blur blocks at most 9,000), or ended at a barrier (blocks_cut), has blocks too dear to run the
+// second count's dozens of.
+constexpr double kDearBlockAccesses = 20000;
 constexpr double kMaxSampledPages = 4096;  // per buffer
 // The most accesses one count of a launch counts (about 12 us each on this 2-core machine): the references' counts
 // reach 119,474 at most; a grid-stride loop over 96 blocks of lab 02's 8192^2 grid has each block walk 2730 rows
@@ -136,9 +142,15 @@ bool count_first(const GeometryCheck& launch, TimedCountOptions& options, const 
                  TimedLaunchCount& c, unsigned long long& want, bool& second) {
     options.shared.on = plan.first_count_shared;
     if (!options.max_accesses) options.max_accesses = kMaxAccessesPerCount;
+    // Each sampled block gets its share of the count's ceiling at most (the lab may give less): a block that walks
+    // thousands of cells ends at a barrier there, and the sample's other blocks still run.
+    const unsigned long long share = options.max_accesses / std::max(1ull, options.blocks);
+    options.block_accesses = plan.block_accesses ? std::min(plan.block_accesses, share) : share;
+    f.block_accesses = options.block_accesses;
     c = count_timed_launch(launch, options);
     f.seconds += c.seconds;
     f.blocks = c.blocks_run, f.grid_blocks = c.grid_blocks;
+    f.blocks_cut = c.count.blocks_cut;
     if (!c.count.available) {
         f.why = c.count.why;
         return false;
@@ -147,14 +159,20 @@ bool count_first(const GeometryCheck& launch, TimedCountOptions& options, const 
     want = 0;
     for (const CountedLaunch& l : c.count.counted_launches)
         if (l.sampled) want = std::max(want, sample_reaching_interior(l.grid, kInteriorBlocks));
-    second = want > options.blocks && !options.ranges && c.blocks_run > 0 &&
-             c.cpu_seconds / double(c.blocks_run) <= kDearBlockSeconds;
+    second = want > options.blocks && !options.ranges && c.blocks_run > 0 && !c.count.blocks_cut &&
+             double(c.count.accesses) / double(c.blocks_run) <= kDearBlockAccesses;
     if (!options.shared.on && !second) {
         // The lab left shared memory to the second count, which will not run: the first counts it after all.
         options.shared.on = true;
-        if (c.count.stopped_early) options.max_accesses = std::min(options.max_accesses, kMaxAccessesRecount);
+        if (c.count.stopped_early) {
+            options.max_accesses = std::min(options.max_accesses, kMaxAccessesRecount);
+            options.block_accesses =
+                std::min(options.block_accesses, options.max_accesses / std::max(1ull, options.blocks));
+            f.block_accesses = options.block_accesses;
+        }
         c = count_timed_launch(launch, options);
         f.seconds += c.seconds;
+        f.blocks_cut = c.count.blocks_cut;
         if (!c.count.available) {
             f.why = c.count.why;
             return false;
@@ -177,8 +195,8 @@ void count_bytes(const GeometryCheck& launch, const TimedCountOptions& options, 
     const std::vector<double> per_block = bytes_per_byte_of_blocks(c.count);
     if (n.first_has_interior || options.ranges || per_block.size() <= 1 || c.blocks_run == 0) return;
     const auto [lo, hi] = std::minmax_element(per_block.begin(), per_block.end());
-    const double cost = c.cpu_seconds / double(c.blocks_run) * double(reach);
-    if (*hi <= *lo * (1 + kCornerSpread) || cost > kBytesCountSeconds) return;
+    const double cost = double(c.count.accesses) / double(c.blocks_run) * double(reach);
+    if (*hi <= *lo * (1 + kCornerSpread) || cost > kBytesCountAccesses) return;
     TimedCountOptions bytes = options;
     bytes.blocks = reach;
     bytes.shared = SharedCounting{};  // global memory only
@@ -218,6 +236,8 @@ void count_second(const GeometryCheck& launch, const TimedCountOptions& options,
     // The same ceiling as the first count's (CPU execution mode's own, 750,000, cost a grid-stride loop over 96
     // blocks 20 s a launch here), and the smaller one where the first count already stopped at it.
     global.max_accesses = c.count.stopped_early ? kMaxAccessesRecount : kMaxAccessesPerCount;
+    const unsigned long long share = global.max_accesses / std::max(1ull, want);
+    global.block_accesses = plan.block_accesses ? std::min(plan.block_accesses, share) : share;
     global.interior_run = 8;  // every alignment pattern of period up to 8 blocks along x, equally (BlockSample)
     global.page_every.assign(launch.buffer_bytes.size(), every);
     // Shared memory too: the first sample of a 3D grid is its 8 corners, whose blocks are cut short by the
@@ -241,6 +261,8 @@ void count_second(const GeometryCheck& launch, const TimedCountOptions& options,
         n.sector_blocks = g.blocks_run;
         n.capped = n.capped || g.count.shared.blocks_capped > 0;
         n.instructions = g.count.instructions;
+        f.blocks_cut += g.count.blocks_cut;
+        if (g.count.blocks_cut) f.block_accesses = std::min(f.block_accesses, global.block_accesses);
     }
 }
 
@@ -421,6 +443,11 @@ std::string access_table(const std::vector<AccessFigures>& rows) {
     }
     for (const AccessFigures& f : rows)
         if (!f.counted_in_part.empty()) out << "  " << f.call << ": counted in part: " << f.counted_in_part << "\n";
+    for (const AccessFigures& f : rows)
+        if (f.blocks_cut)
+            out << "  " << f.call << ": sampled inside a block: " << f.blocks_cut << " of the counted blocks ended at a "
+                << "barrier after their first " << f.block_accesses << " global accesses (each walks more; its first "
+                << "part stands for the rest, as the sampled blocks stand for the grid)\n";
     for (const AccessFigures& f : rows) {
         bool one_line_cause_without_line = false;
         for (const Diagnosis& d : f.diagnoses) {
@@ -473,6 +500,7 @@ void report_access_analysis() {
     AccessCountPlan plan;
     plan.first_count_shared = spec.value("first_count_shared", true);
     plan.second_shared_faults_per_block = spec.value("second_shared_faults_per_block", 0ull);
+    plan.block_accesses = spec.value("block_accesses", 0ull);
     std::vector<std::string> suites, instances;
     if (spec.contains("suites")) suites = spec.at("suites").get<std::vector<std::string>>();
     if (spec.contains("instances")) instances = spec.at("instances").get<std::vector<std::string>>();

@@ -53,7 +53,7 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
     std::vector<gpulab::cpu::CountedRange> cpu_ranges;
     for (const CountedRange& r : ranges) cpu_ranges.push_back(gpulab::cpu::CountedRange{r.begin, r.bytes, r.page_every, r.page_seed});
     gpulab::cpu::BlockSample cpu_sample;
-    if (sample) cpu_sample = gpulab::cpu::BlockSample{sample->count, sample->seed, sample->interior_run};
+    if (sample) cpu_sample = gpulab::cpu::BlockSample{sample->count, sample->seed, sample->interior_run, sample->block_accesses};
     gpulab::cpu::CountOptions options;
     options.max_accesses = max_accesses;
     if (shared) {
@@ -78,6 +78,8 @@ AccessCount count_device_accesses(const std::vector<CountedRange>& ranges, const
     result.available = c.supported;
     result.why = c.why;
     result.stopped_early = c.stopped_early;
+    result.accesses = c.accesses;
+    result.blocks_cut = c.blocks_cut;
     for (const auto& r : c.ranges) result.ranges.push_back(convert(r));
     result.launches = c.launches;
     result.blocks_run = c.blocks_run;

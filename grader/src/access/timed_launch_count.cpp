@@ -8,7 +8,6 @@
 #include "gpulab/random.h"
 
 #include <chrono>
-#include <ctime>
 #include <memory>
 #include <sstream>
 
@@ -17,13 +16,6 @@ namespace {
 
 // The seed of a count's inputs: from the run's seed (printed, so a count can be reproduced), apart from every other
 // stream drawn from it. Buffer b of every counted launch draws from fresh_hash(it, b).
-// The CPU time of this whole process so far (a count runs on one worker, so it is the count's).
-double process_cpu_seconds() {
-    timespec t{};
-    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
-}
-
 std::uint64_t counted_inputs_seed() { return fresh_hash(run_seed(), 0x43C0FFEEull); }
 
 // A block's class in one dimension of g blocks: 0 the first block, 1 an inner one, 2 the last; and how many
@@ -174,7 +166,6 @@ TimedLaunchCount count_timed_launch(const GeometryCheck& launch, const TimedCoun
     TimedLaunchCount result;
     result.launch = launch;
     const auto start = std::chrono::steady_clock::now();
-    const double cpu_start = process_cpu_seconds();
     if (!read_counting_available(&result.count.why)) return result;  // and allocates nothing of the timed size
     // Every buffer gets values drawn as the speed test draws them (launch.draws), never one value everywhere: a
     // kernel that probes its input for a flat field would otherwise do other work here than in the timed samples.
@@ -210,7 +201,7 @@ TimedLaunchCount count_timed_launch(const GeometryCheck& launch, const TimedCoun
             result.page_every.push_back(r.page_every);
         }
     }
-    const BlockSample sample{options.blocks, seed, options.interior_run};
+    const BlockSample sample{options.blocks, seed, options.interior_run, options.block_accesses};
     {
         LaunchRecorder recorder;
         result.count = count_device_accesses(ranges, [&] {
@@ -223,7 +214,6 @@ TimedLaunchCount count_timed_launch(const GeometryCheck& launch, const TimedCoun
     result.blocks_run = result.count.blocks_run;
     for (const auto& b : buffers) result.touched_bytes += b->touched_bytes();
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    result.cpu_seconds = process_cpu_seconds() - cpu_start;
     return result;
 }
 

@@ -74,6 +74,13 @@ struct BlockSample {
   // unevenly (lab 04's tiled 512^3 store sector use read 39% to 56% over six seeds, the GPU 43%); runs of 8 hold
   // every pattern of period 1, 2, 4 or 8 equally.
   unsigned long long interior_run = 1;
+  // Sampling inside a block (0: every block runs whole): a block ends at the first barrier it reaches after it
+  // counted this many global accesses, its warps' requests whole (every thread finished the phase). A grid-stride
+  // loop over 96 blocks of lab 05 walks 43 tiles of 32 planes a block, each access a fault and a single step: its
+  // first tiles stand for the rest, as its first blocks stand for the grid. A block with no barrier after the
+  // point runs to its end (its requests would lose lanes if cut between two threads): the count's own ceiling
+  // bounds it. AccessCount::blocks_cut says how many blocks ended so.
+  unsigned long long block_accesses = 0;
 };
 
 // Options of a count beyond its ranges.
@@ -182,6 +189,8 @@ struct AccessCount {
   // The count stopped before the work ended: at its ceiling of accesses, out of memory, or at the operating system's
   // limit of memory mappings (why says which).
   bool stopped_early = false;
+  unsigned long long accesses = 0;    // counted accesses, global and shared (each a fault and a single step)
+  unsigned long long blocks_cut = 0;  // blocks ended at a barrier by BlockSample::block_accesses
 };
 
 // Whether this build and machine can count; fills *why when not.

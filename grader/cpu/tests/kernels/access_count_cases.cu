@@ -233,3 +233,21 @@ cudaError_t ac_odd_lanes_load(const float* in, float* out, int threads) {
   ac_odd_lanes_load_kernel<<<1, threads>>>(in, out);
   return cudaGetLastError();
 }
+
+__global__ void ac_grid_stride_copy_kernel(const float* in, float* out, int n, bool staged) {
+  __shared__ float tile[128];
+  for (int base = blockIdx.x * 128; base < n; base += gridDim.x * 128) {
+    if (!staged) {
+      out[base + threadIdx.x] = in[base + threadIdx.x];
+      continue;
+    }
+    tile[threadIdx.x] = in[base + threadIdx.x];
+    __syncthreads();
+    out[base + threadIdx.x] = tile[threadIdx.x];
+    __syncthreads();
+  }
+}
+cudaError_t ac_grid_stride_copy(const float* in, float* out, int n, int blocks, bool staged) {
+  ac_grid_stride_copy_kernel<<<blocks, 128>>>(in, out, n, staged);
+  return cudaGetLastError();
+}

@@ -53,3 +53,7 @@ cudaError_t ac_shared_double_pairs(const double* in, double* out, int step);
 // One block of `threads` (at most 64) threads: each stores 0 to a shared slot and loads its neighbour's; odd lanes
 // only load in[t] (a branch on threadIdx.x parity); every thread stores out[t] (in[t] for odd t, else 0).
 cudaError_t ac_odd_lanes_load(const float* in, float* out, int threads);
+// A grid-stride copy over a fixed grid of `blocks` blocks of 128 threads (n a multiple of 128): each step stages 128
+// floats in a shared tile and writes them back, with a barrier after each half (staged: two phases a step), or copies
+// them directly with no barrier at all (staged false).
+cudaError_t ac_grid_stride_copy(const float* in, float* out, int n, int blocks, bool staged);

@@ -84,10 +84,11 @@ bool count_launch_begins(const LaunchSite& site, dim3 grid, dim3 block, std::vec
 bool count_block_begins(unsigned long long linear);
 // After the launch's last block.
 void count_launch_ends();
-// scheduler.cpp, as every thread of the running block waits at a barrier or exited: whether a sampled count ends
-// the block here (BlockSample::block_accesses). The block's output is then incomplete: only a count whose blocks'
-// output nobody reads samples inside a block.
-bool count_ends_block();
+// scheduler.cpp, as every thread of the running block waits at a barrier or exited: a block that spent its shared
+// budget stops counting shared memory here, its warps' requests whole; and whether a sampled count ends the block
+// here (BlockSample::block_accesses). The block's output is then incomplete: only a count whose blocks' output
+// nobody reads samples inside a block.
+bool count_phase_ends();
 
 // ---- executor.cpp ----
 int worker_count();

@@ -82,9 +82,16 @@ struct CountState {
   double shared_least_share = 0;                          // CountOptions::shared_least_class_share
   unsigned long long class_blocks[27] = {};               // the running launch's shared-counted blocks per class
   bool shared_open = false;           // the block spent its budget: its shared pages stay open until it ends
+  // The block spent its budget in the middle of a phase: counting goes on to the phase's end (count_phase_ends), so
+  // that its warps' requests are whole, at most kSharedPhaseFaults budgets more (a block with no barrier).
+  bool shared_spent = false;
+  unsigned long long shared_over = 0;
   SharedCount shared_totals;
   std::unordered_map<uintptr_t, InstructionCount> by_ip;  // AccessCount::instructions, as they are folded
 };
+// After a block spent its shared budget, the most shared accesses it counts before its phase ends, in budgets: a block
+// with no barrier after that point has its shared pages opened there.
+constexpr unsigned long long kSharedPhaseFaults = 4;
 CountState g;
 std::mutex g_count_mutex;  // one count at a time
 
@@ -390,7 +397,11 @@ void account_shared(const MemAccess* acc, int n, uintptr_t ip) {
     c->stores += store;
     c->blocks_capped += capped;
   }
-  if (capped) set_shared_open(true);  // the rest of this block runs with its shared pages open
+  // The budget spent: the block's shared pages open at the end of this phase (count_phase_ends). Opened at once, the
+  // requests in flight would keep only the lanes that ran so far, in the random order a phase runs its threads: 3 of
+  // a warp's 32 lanes reading a tile's column have 2 bank conflicts where the warp has 31.
+  if (capped) g.shared_spent = true;
+  if (g.shared_spent && !capped && ++g.shared_over >= kSharedPhaseFaults * g.shared_budget) set_shared_open(true);
 }
 
 // A static __shared__ slot mapped during the count (shared_arena.cpp, before anything is written to it).
@@ -693,6 +704,8 @@ bool count_block_begins(unsigned long long linear) {
     g.shared_left = g.shared_budget;
     if (g.shared_open && !g.paused) set_shared_open(false);
     g.shared_open = false;
+    g.shared_spent = false;
+    g.shared_over = 0;
   }
   ++g.blocks_run;
   g.block_global = 0;
@@ -729,8 +742,10 @@ bool count_block_begins(unsigned long long linear) {
   return true;
 }
 
-bool count_ends_block() {
-  if (!g.active || !g.sampling || !g.sample.block_accesses || g.block_global < g.sample.block_accesses) return false;
+bool count_phase_ends() {
+  if (!g.active) return false;
+  if (g.shared_spent && !g.shared_open && !g.paused) set_shared_open(true);
+  if (!g.sampling || !g.sample.block_accesses || g.block_global < g.sample.block_accesses) return false;
   ++g.blocks_cut;
   return true;
 }
@@ -900,6 +915,8 @@ void start_count_state(std::vector<Span> merged, std::vector<Span> spans, std::v
   g.shared_per_class = options ? options->shared_blocks_per_class : 0;
   g.shared_least_share = options ? options->shared_least_class_share : 0;
   g.shared_open = false;
+  g.shared_spent = false;
+  g.shared_over = 0;
   g_shared_requests = SharedRequests{};
   g_requests = BlockRequests{};
   g.by_ip.clear();

@@ -129,8 +129,8 @@ bool schedule(Worker& w, LaunchJob& job) {
       drop_fibers(w);
       return false;
     }
-    // A sampled count that has seen enough of this block ends it here, between two phases (count_ends_block).
-    if (count_ends_block()) {
+    // A sampled count that has seen enough of this block ends it here, between two phases (count_phase_ends).
+    if (count_phase_ends()) {
       drop_fibers(w);
       return true;
     }

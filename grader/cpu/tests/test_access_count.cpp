@@ -198,6 +198,27 @@ TEST_F(AccessCounter, SharedMemoryBankConflicts) {
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }
 
+// A block that spends its shared budget in the middle of a phase counts on to the phase's end: the phase's threads
+// run one after another in a random order, so requests cut there would keep a few of their warp's lanes (3 lanes
+// reading a tile's column: 2 conflicts, where the warp has 31). Here the budget runs out just after the tile's 1024
+// stores, among the column reads: every one of the 32 load requests is whole, each with its 31 conflicts.
+TEST_F(AccessCounter, ASharedBudgetSpentInAPhaseEndsWithThePhase) {
+  const int n = 32;  // one block of 32 x 32 threads
+  DeviceBuffer<float> in(n * n), out(n * n);
+  CUDA_OK(in.upload(std::vector<float>(n * n, 1.0f)));
+  gpulab::cpu::CountOptions shared;
+  shared.shared = true;
+  shared.shared_faults_per_block = 1100;
+  AccessCount c = count_device_accesses({{in.get(), 0}, {out.get(), 0}}, [&] {
+    ASSERT_EQ(ac_tile_read(in.get(), out.get(), n, false, true), cudaSuccess);
+  }, nullptr, &shared);
+  ASSERT_TRUE(c.supported) << c.why;
+  EXPECT_EQ(c.shared.blocks_capped, 1ull);
+  EXPECT_EQ(c.shared.store_requests, 32ull);
+  EXPECT_EQ(c.shared.load_requests, 32ull);
+  EXPECT_EQ(c.shared.load_conflicts, 32ull * 31);
+}
+
 // Bank conflicts as nvcc's instructions would have them, whatever g++ made of the accesses (read_count.cpp):
 // a sub-word access counts per byte as nvcc's one LDS.U8 per byte would (g++ merging neighbouring bytes into
 // one wider load changes nothing), an aligned 8- or 16-byte access as one LDS.64/LDS.128 served in half- or

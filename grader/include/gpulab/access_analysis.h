@@ -78,6 +78,9 @@ struct AccessFigures {
 struct AccessCountPlan {
     bool first_count_shared = true;                     // "first_count_shared"
     unsigned long long second_shared_faults_per_block = 0;  // "second_shared_faults_per_block"; 0: the first's
+    // "second_shared_least_class_share": the second count counts shared memory in one block of each class of the grid
+    // holding at least this share of it (0.01: a 3D grid's interior and faces; 0.5: its interior alone).
+    double second_shared_least_class_share = 0.01;
     // "block_accesses": the most global accesses a sampled block counts before it ends at its next barrier (0: the
     // count's ceiling shared among its blocks, access_analysis.cpp).
     unsigned long long block_accesses = 0;

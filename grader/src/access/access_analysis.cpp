@@ -249,7 +249,7 @@ void count_second(const GeometryCheck& launch, const TimedCountOptions& options,
     global.shared = options.shared;
     global.shared.on = true;  // also where the lab leaves shared memory out of the first count (first_count_shared)
     global.shared.blocks_per_class = 1;  // the same in every block of a class: one each is enough
-    global.shared.least_class_share = 0.01;  // and none in the corners and edges of a 3D grid: 0.3% of it
+    global.shared.least_class_share = plan.second_shared_least_class_share;  // none in a 3D grid's corners and edges
     if (plan.second_shared_faults_per_block) global.shared.faults_per_block = plan.second_shared_faults_per_block;
     const TimedLaunchCount g = count_timed_launch(launch, global);
     f.seconds += g.seconds;
@@ -500,6 +500,7 @@ void report_access_analysis() {
     AccessCountPlan plan;
     plan.first_count_shared = spec.value("first_count_shared", true);
     plan.second_shared_faults_per_block = spec.value("second_shared_faults_per_block", 0ull);
+    plan.second_shared_least_class_share = spec.value("second_shared_least_class_share", 0.01);
     plan.block_accesses = spec.value("block_accesses", 0ull);
     std::vector<std::string> suites, instances;
     if (spec.contains("suites")) suites = spec.at("suites").get<std::vector<std::string>>();

@@ -279,3 +279,16 @@ TEST(GpuProfileReport, RowsPutTheExpertAfterTheReferenceWhereItRan) {
 }
 
 }  // namespace
+
+// The CPU/GPU agreement rule (counter_agreement.h): the CPU estimate's noise agrees, a model fault does not.
+TEST(CounterAgreement, AgreesWithinTheEstimatesNoiseNotAcrossADifferenceInKind) {
+    auto conflicts = [](double per_load, double per_store) { return CounterFigures{0.5, 0.5, per_load, per_store}; };
+    EXPECT_TRUE(counters_agree(conflicts(1.96, 0), conflicts(2.03, 0)));    // lab 04's double tile
+    EXPECT_FALSE(counters_agree(conflicts(0.88, 0), conflicts(2.03, 0)));   // the corners-only count it caught
+    EXPECT_TRUE(counters_agree(conflicts(29, 30), conflicts(29.49, 30.51)));  // a column of doubles, LDS.64
+    EXPECT_FALSE(counters_agree(conflicts(0, 31), conflicts(29.49, 31.10)));  // loads never counted
+    EXPECT_FALSE(counters_agree(conflicts(11.3, 31), conflicts(29.02, 31.33)));  // requests cut at a budget
+    EXPECT_TRUE(counters_agree(CounterFigures{0.55, 0.42, 0, 0}, CounterFigures{0.57, 0.43, 0, 0}));
+    EXPECT_FALSE(counters_agree(CounterFigures{0.68, 0.42, 0, 0}, CounterFigures{0.57, 0.43, 0, 0}));
+    EXPECT_TRUE(counters_agree(CounterFigures{std::nan(""), 0.42, 0, 0}, CounterFigures{0.57, 0.43, 0, 0}));
+}

@@ -26,23 +26,28 @@ struct CounterFigures {
 // accesses were counted in part gives its conflicts from that part, classes under 1% of the grid are left out, and
 // the GPU's counter reads above the hand count (lab 04's double tile: 2.03 against 2.00 by hand, CPU mode 1.96).
 // Kernels whose conflicts differ in kind differ by 1 or more per request (0.88 against 2.03 was the bug this check
-// exists for).
+// exists for). Plus 2% of the GPU's figure, where a warp's requests conflict almost wholly: lab 06's register plane of
+// doubles read down its columns, 30.00 extra wavefronts per store request by the LDS.64 count (32 wavefronts, 2 at
+// least) and 30.51 on an H100; a model that sees no conflicts, or half of them, is still far outside.
 constexpr double kSectorUseSlack = 0.10;
 constexpr double kConflictSlack = 0.5;
+constexpr double kConflictShareSlack = 0.02;
 
 // A figure CPU execution mode could not measure (NaN: its count stopped inside the only block it reached, so no warp
 // request was whole) is not compared; the table shows it as "?" and says why.
 inline bool counters_agree(const CounterFigures& cpu, const CounterFigures& gpu) {
     auto near = [](double a, double b, double slack) { return std::isnan(a) || std::fabs(a - b) <= slack; };
+    auto conflicts_slack = [](double gpu_figure) { return kConflictSlack + kConflictShareSlack * std::fabs(gpu_figure); };
     return near(cpu.load_use, gpu.load_use, kSectorUseSlack) && near(cpu.store_use, gpu.store_use, kSectorUseSlack) &&
-           near(cpu.conflicts_per_load, gpu.conflicts_per_load, kConflictSlack) &&
-           near(cpu.conflicts_per_store, gpu.conflicts_per_store, kConflictSlack);
+           near(cpu.conflicts_per_load, gpu.conflicts_per_load, conflicts_slack(gpu.conflicts_per_load)) &&
+           near(cpu.conflicts_per_store, gpu.conflicts_per_store, conflicts_slack(gpu.conflicts_per_store));
 }
 
 inline std::string agreement_rule() {
-    char text[100];
-    std::snprintf(text, sizeof text, "sector use within %.0f points, bank conflicts within %.1f per request",
-                  100 * kSectorUseSlack, kConflictSlack);
+    char text[120];
+    std::snprintf(text, sizeof text,
+                  "sector use within %.0f points, bank conflicts within %.1f per request and %.0f%% of the GPU's",
+                  100 * kSectorUseSlack, kConflictSlack, 100 * kConflictShareSlack);
     return text;
 }
 

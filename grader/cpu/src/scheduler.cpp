@@ -129,7 +129,8 @@ bool schedule(Worker& w, LaunchJob& job) {
       drop_fibers(w);
       return false;
     }
-    // A sampled count that has seen enough of this block ends it here, between two phases (count_phase_ends).
+    // Between two phases: a count's shared budget spent in this one ends here, and a sampled count that has seen
+    // enough of this block ends the block (count_phase_ends).
     if (count_phase_ends()) {
       drop_fibers(w);
       return true;

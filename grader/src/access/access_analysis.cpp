@@ -138,14 +138,19 @@ struct LaunchCounts {
 
 // The first count, and its repeat with shared memory where the lab left that to a second count that will not run.
 // False (with f.why) where a count was not available.
+// The global accesses a sampled block counts before it ends at a barrier: its share of the count's ceiling, or less
+// where the lab gives less (lab.json "block_accesses"): a block that walks thousands of cells ends there, and the
+// sample's other blocks still run.
+unsigned long long block_share(const AccessCountPlan& plan, unsigned long long max_accesses, unsigned long long blocks) {
+    const unsigned long long share = max_accesses / std::max(1ull, blocks);
+    return plan.block_accesses ? std::min(plan.block_accesses, share) : share;
+}
+
 bool count_first(const GeometryCheck& launch, TimedCountOptions& options, const AccessCountPlan& plan, AccessFigures& f,
                  TimedLaunchCount& c, unsigned long long& want, bool& second) {
     options.shared.on = plan.first_count_shared;
     if (!options.max_accesses) options.max_accesses = kMaxAccessesPerCount;
-    // Each sampled block gets its share of the count's ceiling at most (the lab may give less): a block that walks
-    // thousands of cells ends at a barrier there, and the sample's other blocks still run.
-    const unsigned long long share = options.max_accesses / std::max(1ull, options.blocks);
-    options.block_accesses = plan.block_accesses ? std::min(plan.block_accesses, share) : share;
+    options.block_accesses = block_share(plan, options.max_accesses, options.blocks);
     f.block_accesses = options.block_accesses;
     c = count_timed_launch(launch, options);
     f.seconds += c.seconds;
@@ -166,8 +171,7 @@ bool count_first(const GeometryCheck& launch, TimedCountOptions& options, const 
         options.shared.on = true;
         if (c.count.stopped_early) {
             options.max_accesses = std::min(options.max_accesses, kMaxAccessesRecount);
-            options.block_accesses =
-                std::min(options.block_accesses, options.max_accesses / std::max(1ull, options.blocks));
+            options.block_accesses = block_share(plan, options.max_accesses, options.blocks);
             f.block_accesses = options.block_accesses;
         }
         c = count_timed_launch(launch, options);
@@ -236,8 +240,7 @@ void count_second(const GeometryCheck& launch, const TimedCountOptions& options,
     // The same ceiling as the first count's (CPU execution mode's own, 750,000, cost a grid-stride loop over 96
     // blocks 20 s a launch here), and the smaller one where the first count already stopped at it.
     global.max_accesses = c.count.stopped_early ? kMaxAccessesRecount : kMaxAccessesPerCount;
-    const unsigned long long share = global.max_accesses / std::max(1ull, want);
-    global.block_accesses = plan.block_accesses ? std::min(plan.block_accesses, share) : share;
+    global.block_accesses = block_share(plan, global.max_accesses, want);
     global.interior_run = 8;  // every alignment pattern of period up to 8 blocks along x, equally (BlockSample)
     global.page_every.assign(launch.buffer_bytes.size(), every);
     // Shared memory too: the first sample of a 3D grid is its 8 corners, whose blocks are cut short by the

@@ -62,6 +62,12 @@ function(gpulab_cpu_add_cuda_sources target)
   # -fstack-clash-protection: a CUDA thread's frame larger than its fiber stack (big local arrays) must
   # touch the guard page below the stack and fault, never land silently in a neighbouring fiber's stack.
   set(iquote "-Wno-unknown-pragmas" "-fstack-clash-protection")
+  # A kernel's copy loop stays its own loads and stores (GCC would call memmove for `dst[c] = src[c]`): the access
+  # analysis counts each access at its instruction, and one inside the C library has no line of the .cu and mixes the
+  # requests of every copy in the program (lab 03's tile loads were put down to memmove-vec-unaligned-erms.S).
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    list(APPEND iquote "-fno-tree-loop-distribute-patterns")
+  endif()
   foreach(d IN LISTS quote_dirs)
     list(APPEND iquote "-iquote" "${d}")
   endforeach()

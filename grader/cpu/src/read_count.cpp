@@ -86,6 +86,9 @@ struct CountState {
   // that its warps' requests are whole, at most kSharedPhaseFaults budgets more (a block with no barrier).
   bool shared_spent = false;
   unsigned long long shared_over = 0;
+  // The block's shared count ended inside a phase (no barrier came within kSharedPhaseFaults budgets): its requests in
+  // flight kept only the lanes that ran, so its requests' lanes are not judged. Ended at a barrier, they are whole.
+  bool shared_cut_in_phase = false;
   SharedCount shared_totals;
   std::unordered_map<uintptr_t, InstructionCount> by_ip;  // AccessCount::instructions, as they are folded
 };
@@ -300,9 +303,10 @@ Served serve_vector(const std::vector<LaneAccess>& lanes, uintptr_t skip, uintpt
 }
 
 void fold_shared_requests() {
-  // A block whose budget ran out (its shared pages open since) has requests that lost their later lanes: their
-  // lanes are not judged. (A block left out by its class has no requests.)
-  const bool whole_block = !g.shared_open;
+  // A block whose count ended inside a phase has requests that lost their later lanes: their lanes are not judged.
+  // One that spent its budget and counted on to the phase's end has whole requests (a divergent coarsened stencil's
+  // idle lanes are seen only so: its interior block spends the budget). A block left out by its class has none.
+  const bool whole_block = !g.shared_cut_in_phase;
   uint32_t active = 0, live = 32;  // of the request being folded
   InstructionCount* at = nullptr;  // its instruction's
   auto add = [&](int dir, const Served& s) {
@@ -401,7 +405,10 @@ void account_shared(const MemAccess* acc, int n, uintptr_t ip) {
   // requests in flight would keep only the lanes that ran so far, in the random order a phase runs its threads: 3 of
   // a warp's 32 lanes reading a tile's column have 2 bank conflicts where the warp has 31.
   if (capped) g.shared_spent = true;
-  if (g.shared_spent && !capped && ++g.shared_over >= kSharedPhaseFaults * g.shared_budget) set_shared_open(true);
+  if (g.shared_spent && !capped && ++g.shared_over >= kSharedPhaseFaults * g.shared_budget) {
+    set_shared_open(true);
+    g.shared_cut_in_phase = true;
+  }
 }
 
 // A static __shared__ slot mapped during the count (shared_arena.cpp, before anything is written to it).
@@ -706,6 +713,7 @@ bool count_block_begins(unsigned long long linear) {
     g.shared_open = false;
     g.shared_spent = false;
     g.shared_over = 0;
+    g.shared_cut_in_phase = false;
   }
   ++g.blocks_run;
   g.block_global = 0;
@@ -917,6 +925,7 @@ void start_count_state(std::vector<Span> merged, std::vector<Span> spans, std::v
   g.shared_open = false;
   g.shared_spent = false;
   g.shared_over = 0;
+  g.shared_cut_in_phase = false;
   g_shared_requests = SharedRequests{};
   g_requests = BlockRequests{};
   g.by_ip.clear();

@@ -217,6 +217,54 @@ TEST_F(AccessCounter, ASharedBudgetSpentInAPhaseEndsWithThePhase) {
   EXPECT_EQ(c.shared.store_requests, 32ull);
   EXPECT_EQ(c.shared.load_requests, 32ull);
   EXPECT_EQ(c.shared.load_conflicts, 32ull * 31);
+  // Whole requests have their lanes judged: every one of the 64 with its 32 lanes, none idle.
+  EXPECT_EQ(c.shared.lane_requests, 64ull);
+  EXPECT_EQ(c.shared.lanes, 64ull * 32);
+  EXPECT_EQ(c.shared.idle_requests, 0ull);
+}
+
+// A block whose count ended at a barrier has whole requests, though its later phases ran uncounted: their lanes are
+// judged (a coarsened stencil's interior block spends its budget in one plane of the 32 it walks, and its divergent
+// warps are seen only so). Here the budget of 500 runs out among the tile's 1024 stores, the count goes on to the
+// barrier and stops there: 32 store requests of 32 lanes, no load counted.
+TEST_F(AccessCounter, ABlockCountedToABarrierHasItsLanesJudged) {
+  const int n = 32;
+  DeviceBuffer<float> in(n * n), out(n * n);
+  CUDA_OK(in.upload(std::vector<float>(n * n, 1.0f)));
+  gpulab::cpu::CountOptions shared;
+  shared.shared = true;
+  shared.shared_faults_per_block = 500;
+  AccessCount c = count_device_accesses({{in.get(), 0}, {out.get(), 0}}, [&] {
+    ASSERT_EQ(ac_tile_read(in.get(), out.get(), n, false, true), cudaSuccess);
+  }, nullptr, &shared);
+  ASSERT_TRUE(c.supported) << c.why;
+  EXPECT_EQ(c.shared.store_requests, 32ull);
+  EXPECT_EQ(c.shared.load_requests, 0ull);
+  EXPECT_EQ(c.shared.lane_requests, 32ull);
+  EXPECT_EQ(c.shared.lanes, 32ull * 32);
+  EXPECT_EQ(c.shared.idle_requests, 0ull);
+}
+
+// Where no barrier comes within kSharedPhaseFaults budgets of the budget's end, the block's count ends inside the
+// phase: its requests in flight kept only the lanes that had run, so no request's lanes are judged (an idle-lane
+// figure from them would call a coalesced kernel divergent). Here the budget of 200 runs out among the tile's 1024
+// stores and the count stops 800 accesses later, still among them.
+TEST_F(AccessCounter, ABlockCutInsideAPhaseHasNoLanesJudged) {
+  const int n = 32;
+  DeviceBuffer<float> in(n * n), out(n * n);
+  CUDA_OK(in.upload(std::vector<float>(n * n, 1.0f)));
+  gpulab::cpu::CountOptions shared;
+  shared.shared = true;
+  shared.shared_faults_per_block = 200;
+  AccessCount c = count_device_accesses({{in.get(), 0}, {out.get(), 0}}, [&] {
+    ASSERT_EQ(ac_tile_read(in.get(), out.get(), n, false, true), cudaSuccess);
+  }, nullptr, &shared);
+  ASSERT_TRUE(c.supported) << c.why;
+  EXPECT_EQ(c.shared.blocks_capped, 1ull);
+  EXPECT_EQ(c.shared.load_requests, 0ull);
+  EXPECT_GT(c.shared.store_requests, 0ull);
+  EXPECT_EQ(c.shared.lane_requests, 0ull);
+  EXPECT_EQ(c.shared.idle_requests, 0ull);
 }
 
 // Bank conflicts as nvcc's instructions would have them, whatever g++ made of the accesses (read_count.cpp):

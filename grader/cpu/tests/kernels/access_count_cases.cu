@@ -178,6 +178,19 @@ cudaError_t ac_shared_float2(const float2* in, float2* out, int stride) {
   return cudaGetLastError();
 }
 
+__global__ void ac_shared_float2_even_lanes_kernel(const float2* in, float2* out) {
+  __shared__ float2 tile[64];
+  const int i = threadIdx.x;
+  tile[i] = in[i];
+  tile[i + 32] = in[i + 32];
+  __syncthreads();
+  if (i % 2 == 0) out[i] = tile[i];
+}
+cudaError_t ac_shared_float2_even_lanes(const float2* in, float2* out) {
+  ac_shared_float2_even_lanes_kernel<<<1, 32>>>(in, out);
+  return cudaGetLastError();
+}
+
 // One block of 8 x 8 x 8 threads and a [10][10][10] tile (lab 04's tile of one thread per output cell: thread
 // (x, y, z) computes the cell at tile[z + 1][y + 1][x + 1] from its six neighbours).
 template <typename T>

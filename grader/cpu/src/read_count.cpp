@@ -283,13 +283,14 @@ void sort_pieces(std::vector<SharedPiece>& pieces) {
   pieces.erase(std::unique(pieces.begin(), pieces.end()), pieces.end());
 }
 
-// One LDS.64/LDS.128 of `width` bytes at offset `skip` of each lane's access: phases of 128 / width lanes. The fewest
-// wavefronts are the bytes the request's lanes ask for, 128 a wavefront, not the sum of its phases': 16 lanes of a
-// warp reading every other double of a row (a branch on threadIdx.x % 2) ask for one wavefront's worth, and the GPU
-// counts the second phase they take as a conflict (an H200: 0.83 per shared load of lab 05's divergent double kernel,
-// 0.00 here when each phase had its own fewest). Bytes asked, not distinct bytes: lanes that share a float4 still
-// take their phases (lab 07's B^T tile, 14.00 conflicts per load on the H200, 15.50 counting distinct words).
-Served serve_vector(const std::vector<LaneAccess>& lanes, uintptr_t skip, uintptr_t width) {
+// One LDS.64/LDS.128 (STS) of `width` bytes at offset `skip` of each lane's access: phases of 128 / width lanes. A
+// load's fewest wavefronts are the bytes its lanes ask for, 128 a wavefront; a store's, one per phase's 32 words.
+// Fitted to what an H200 counted (its L1 counter, 2026-12-07) for the kernels whose lanes leave gaps: labs 05 and 06
+// with a branch on threadIdx.x % 2 (16 lanes reading or writing every other double of a row) had 0.83 and 0.85
+// conflicts per shared load, and 0.07 and 0.01 per store; each phase's own fewest gave 0.00 for the loads, the bytes
+// rule 1.00 for the stores. Bytes asked, not distinct bytes: lanes that share a float4 still take their phases (lab
+// 07's B^T tile, 14.00 conflicts per load on the H200, 15.50 counting distinct words). Not re-measured on a GPU since.
+Served serve_vector(const std::vector<LaneAccess>& lanes, uintptr_t skip, uintptr_t width, bool load) {
   std::vector<SharedPiece> pieces;
   for (const LaneAccess& a : lanes) {
     const uint32_t phase = a.lane / uint32_t(128 / width);
@@ -297,11 +298,12 @@ Served serve_vector(const std::vector<LaneAccess>& lanes, uintptr_t skip, uintpt
   }
   sort_pieces(pieces);
   Served s;
-  s.fewest = (lanes.size() * width + 127) / 128;
+  if (load) s.fewest = (lanes.size() * width + 127) / 128;
   for (size_t i = 0; i < pieces.size();) {
     size_t e = i;
     while (e < pieces.size() && pieces[e].part == pieces[i].part) ++e;
     s.wavefronts += most_per_bank(&pieces[i], e - i);
+    if (!load) s.fewest += (e - i + 31) / 32;
     i = e;
   }
   return s;
@@ -345,12 +347,12 @@ void fold_shared_requests() {
         aligned_to_8 = aligned_to_8 && a.lo % 8 == 0;
       }
       if (same_width && (width == 8 || width == 16) && aligned_to_width) {
-        add(dir, serve_vector(lanes, 0, width));
+        add(dir, serve_vector(lanes, 0, width, dir == 0));
         continue;
       }
       if (same_width && width == 16 && aligned_to_8) {
-        add(dir, serve_vector(lanes, 0, 8));
-        add(dir, serve_vector(lanes, 8, 8));
+        add(dir, serve_vector(lanes, 0, 8, dir == 0));
+        add(dir, serve_vector(lanes, 8, 8, dir == 0));
         continue;
       }
       std::vector<SharedPiece> pieces;

@@ -347,13 +347,16 @@ TEST_F(AccessCounter, SharedBankConflictsFollowNvccsAccessesNotTheHostCompilers)
              stride);
     }
     // The even lanes alone, each its own float2: 16 lanes, 32 distinct words, one wavefront's worth, served in two
-    // half-warp phases: 2 wavefronts, 1 conflict, as the GPU counts it (the fewest are the request's, not the sum of
-    // its phases': 0 conflicts there, where an H200 counted 0.83 per load of lab 05's divergent double kernel).
+    // half-warp phases, 2 wavefronts. The load has 1 conflict (its fewest are the bytes it asks for: an H200 counted
+    // 0.83 per load of lab 05's divergent double kernel), the store none (its fewest are its phases': 0.07 there).
     const gpulab::cpu::SharedCount even =
         count([&] { ASSERT_EQ(ac_shared_float2_even_lanes(in2.get(), out2.get()), cudaSuccess); });
     EXPECT_EQ(even.load_requests, 1u);
     EXPECT_EQ(even.load_wavefronts, 2u);
     EXPECT_EQ(even.load_conflicts, 1u);
+    EXPECT_EQ(even.store_requests, 3u);
+    EXPECT_EQ(even.store_wavefronts, 6u);
+    EXPECT_EQ(even.store_conflicts, 0u);
   }
 }
 

@@ -184,7 +184,10 @@ __global__ void ac_shared_float2_even_lanes_kernel(const float2* in, float2* out
   tile[i] = in[i];
   tile[i + 32] = in[i + 32];
   __syncthreads();
-  if (i % 2 == 0) out[i] = tile[i];
+  if (i % 2 == 0) {
+    out[i] = tile[i];
+    tile[i + 32] = in[i];
+  }
 }
 cudaError_t ac_shared_float2_even_lanes(const float2* in, float2* out) {
   ac_shared_float2_even_lanes_kernel<<<1, 32>>>(in, out);

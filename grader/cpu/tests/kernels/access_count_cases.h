@@ -42,7 +42,8 @@ cudaError_t ac_shared_slot_bytes(const unsigned char* in, int* out, int read);
 // one 16-byte (8-byte) aligned load per lane, nvcc's LDS.128 (LDS.64).
 cudaError_t ac_shared_float4(const float4* in, float4* out, int stride);
 cudaError_t ac_shared_float2(const float2* in, float2* out, int stride);
-// The same tile of float2, read by the even lanes alone: out[i] = tile[i] for even i (a branch on threadIdx.x % 2).
+// The same tile of float2, then the even lanes alone (a branch on threadIdx.x % 2): out[i] = tile[i], and
+// tile[i + 32] = in[i].
 cudaError_t ac_shared_float2_even_lanes(const float2* in, float2* out);
 // One block of 8x8x8 threads and a [10][10][10] tile filled from in[0..999]; thread t (linear id) writes
 // out[t] = tile[z][y][x] + 2 tile[z][y][x-1] + 3 tile[z][y][x+1] + 4 tile[z][y-1][x] + 5 tile[z][y+1][x]

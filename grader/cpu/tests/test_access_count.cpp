@@ -198,20 +198,26 @@ TEST_F(AccessCounter, SharedMemoryBankConflicts) {
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }
 
+// One block of 32 x 32 threads storing a [32][32] float tile (1024 stores, then a barrier) and reading it down its
+// columns (1024 loads, 31 conflicts a warp request), its shared accesses counted with `budget` faults per block.
+AccessCount count_column_read_of_a_tile(unsigned long long budget) {
+  const int n = 32;
+  DeviceBuffer<float> in(n * n), out(n * n);
+  EXPECT_EQ(in.upload(std::vector<float>(n * n, 1.0f)), cudaSuccess);
+  gpulab::cpu::CountOptions shared;
+  shared.shared = true;
+  shared.shared_faults_per_block = budget;
+  return count_device_accesses({{in.get(), 0}, {out.get(), 0}}, [&] {
+    ASSERT_EQ(ac_tile_read(in.get(), out.get(), n, false, true), cudaSuccess);
+  }, nullptr, &shared);
+}
+
 // A block that spends its shared budget in the middle of a phase counts on to the phase's end: the phase's threads
 // run one after another in a random order, so requests cut there would keep a few of their warp's lanes (3 lanes
 // reading a tile's column: 2 conflicts, where the warp has 31). Here the budget runs out just after the tile's 1024
 // stores, among the column reads: every one of the 32 load requests is whole, each with its 31 conflicts.
 TEST_F(AccessCounter, ASharedBudgetSpentInAPhaseEndsWithThePhase) {
-  const int n = 32;  // one block of 32 x 32 threads
-  DeviceBuffer<float> in(n * n), out(n * n);
-  CUDA_OK(in.upload(std::vector<float>(n * n, 1.0f)));
-  gpulab::cpu::CountOptions shared;
-  shared.shared = true;
-  shared.shared_faults_per_block = 1100;
-  AccessCount c = count_device_accesses({{in.get(), 0}, {out.get(), 0}}, [&] {
-    ASSERT_EQ(ac_tile_read(in.get(), out.get(), n, false, true), cudaSuccess);
-  }, nullptr, &shared);
+  const AccessCount c = count_column_read_of_a_tile(1100);
   ASSERT_TRUE(c.supported) << c.why;
   EXPECT_EQ(c.shared.blocks_capped, 1ull);
   EXPECT_EQ(c.shared.store_requests, 32ull);
@@ -228,15 +234,7 @@ TEST_F(AccessCounter, ASharedBudgetSpentInAPhaseEndsWithThePhase) {
 // warps are seen only so). Here the budget of 500 runs out among the tile's 1024 stores, the count goes on to the
 // barrier and stops there: 32 store requests of 32 lanes, no load counted.
 TEST_F(AccessCounter, ABlockCountedToABarrierHasItsLanesJudged) {
-  const int n = 32;
-  DeviceBuffer<float> in(n * n), out(n * n);
-  CUDA_OK(in.upload(std::vector<float>(n * n, 1.0f)));
-  gpulab::cpu::CountOptions shared;
-  shared.shared = true;
-  shared.shared_faults_per_block = 500;
-  AccessCount c = count_device_accesses({{in.get(), 0}, {out.get(), 0}}, [&] {
-    ASSERT_EQ(ac_tile_read(in.get(), out.get(), n, false, true), cudaSuccess);
-  }, nullptr, &shared);
+  const AccessCount c = count_column_read_of_a_tile(500);
   ASSERT_TRUE(c.supported) << c.why;
   EXPECT_EQ(c.shared.store_requests, 32ull);
   EXPECT_EQ(c.shared.load_requests, 0ull);
@@ -250,15 +248,7 @@ TEST_F(AccessCounter, ABlockCountedToABarrierHasItsLanesJudged) {
 // figure from them would call a coalesced kernel divergent). Here the budget of 200 runs out among the tile's 1024
 // stores and the count stops 800 accesses later, still among them.
 TEST_F(AccessCounter, ABlockCutInsideAPhaseHasNoLanesJudged) {
-  const int n = 32;
-  DeviceBuffer<float> in(n * n), out(n * n);
-  CUDA_OK(in.upload(std::vector<float>(n * n, 1.0f)));
-  gpulab::cpu::CountOptions shared;
-  shared.shared = true;
-  shared.shared_faults_per_block = 200;
-  AccessCount c = count_device_accesses({{in.get(), 0}, {out.get(), 0}}, [&] {
-    ASSERT_EQ(ac_tile_read(in.get(), out.get(), n, false, true), cudaSuccess);
-  }, nullptr, &shared);
+  const AccessCount c = count_column_read_of_a_tile(200);
   ASSERT_TRUE(c.supported) << c.why;
   EXPECT_EQ(c.shared.blocks_capped, 1ull);
   EXPECT_EQ(c.shared.load_requests, 0ull);

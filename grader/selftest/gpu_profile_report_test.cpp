@@ -169,6 +169,61 @@ TEST(GpuProfileReport, BarrierStallsNameTheBarrierLines) {
     EXPECT_TRUE(figures_of(profile_of(rod_step(256, 86), rod_step(256, 86)), "Step", "M67108864", "yours").diagnoses.empty());
 }
 
+// A memory instruction as the GPU counts it (instruction_counters.cpp): its warp requests and the lanes that ran.
+InstructionCount memory_instruction(bool shared, unsigned long long requests, unsigned long long lanes) {
+    InstructionCount i;
+    if (shared) i.shared_load_requests = requests;
+    else i.load_requests = requests, i.load_lanes = lanes, i.load_sectors = requests * 4;
+    i.idle_requests = 32 * requests - lanes;
+    return i;
+}
+
+// Divergence on a GPU (issue 45): branch uniformity cannot name it (an H200 read 54-60% for labs 05 and 06's
+// references, 83-86% for their parity-split variants), so few working lanes per warp instruction have the drawn
+// sample's memory instructions counted, and their lanes decide, as CPU execution mode's requests do.
+TEST(GpuProfileReport, DivergenceIsNamedFromTheMemoryInstructionsLanesAtTheirLine) {
+    ProfiledKernel k = rod_step(256, 86);
+    k.metrics[ncu_metric::kWarpInstructions] = 1e6;
+    k.metrics[ncu_metric::kWorkingLaneInstructions] = 30e6;  // 30 working lanes an instruction: nothing to count
+    GpuProfile p = profile_of(k, rod_step(256, 86));
+    EXPECT_FALSE(instructions_worth_counting(figures_of(p, "Step", "M67108864", "yours")));
+    p.launches[0].kernels[0].metrics[ncu_metric::kWorkingLaneInstructions] = 19e6;
+    EXPECT_TRUE(instructions_worth_counting(figures_of(p, "Step", "M67108864", "yours")));
+    EXPECT_FALSE(instructions_worth_counting(figures_of(profile_of(rod_step(256, 86), rod_step(256, 86)), "Step",
+                                                        "M67108864", "yours")))
+        << "a profile without the lane counts asks for no count";
+
+    // Even and odd lanes on two paths: every request of the step runs 16 lanes, beside a full-warp load.
+    p.launches[0].instructions = {memory_instruction(false, 1000, 32000), memory_instruction(true, 4000, 64000),
+                                  memory_instruction(true, 4000, 64000)};
+    p.launches[0].instruction_lines = {"rod.cu:20  const float centre = in[i];", "rod.cu:27  v += tile[tx + 1];",
+                                       "rod.cu:31  v += tile[tx - 1];"};
+    GpuKernelFigures f = figures_of(p, "Step", "M67108864", "yours");
+    ASSERT_EQ(f.diagnoses.size(), 1u);
+    EXPECT_EQ(f.diagnoses[0].cause, "divergent-warps");
+    EXPECT_NEAR(f.active_lanes_per_request, (32000 + 128000) / 9000.0, 1e-9);
+    EXPECT_NE(f.diagnoses[0].text.find("89% of your warps' memory requests"), std::string::npos) << f.diagnoses[0].text;
+    ASSERT_EQ(f.diagnoses[0].lines.size(), 2u);
+    EXPECT_EQ(f.diagnoses[0].lines[0].quoted.rfind("rod.cu:2", 0), 0u) << f.diagnoses[0].lines[0].quoted;
+    EXPECT_NE(f.diagnoses[0].lines[0].figure.find("50% of its requests' lanes idle"), std::string::npos)
+        << f.diagnoses[0].lines[0].figure;
+
+    // Halo threads waiting while the inner ones compute (lab 04's reference: about 20 lanes a request): not named.
+    p.launches[0].instructions = {memory_instruction(false, 1000, 32000), memory_instruction(true, 4000, 72000)};
+    p.launches[0].instruction_lines.resize(2);
+    f = figures_of(p, "Step", "M67108864", "yours");
+    EXPECT_NEAR(f.active_lanes_per_request, 20.8, 1e-9);
+    EXPECT_TRUE(f.diagnoses.empty()) << f.diagnoses.front().text;
+
+    // 48-thread blocks: a warp of 32 lanes and one of 16, 24 a request on average, every lane at work: not divergence.
+    p.launches[0].kernels[0].metrics[ncu_metric::kBlockSize] = 48;
+    p.launches[0].instructions = {memory_instruction(false, 2000, 48000)};
+    p.launches[0].instruction_lines.resize(1);
+    f = figures_of(p, "Step", "M67108864", "yours");
+    EXPECT_NEAR(f.active_lanes_per_request, 32, 1e-9);
+    for (const Diagnosis& d : f.diagnoses) EXPECT_NE(d.cause, "divergent-warps") << d.text;
+}
+
 TEST(GpuProfileReport, TheTableShowsBothRoles) {
     const GpuProfile p = profile_of(rod_step(128, 26), rod_step(256, 86));
     const std::string table = gpu_profile_table({figures_of(p, "Step", "M67108864", "yours"),

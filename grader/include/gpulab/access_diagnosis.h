@@ -34,9 +34,10 @@ struct MemoryFigures {
     double shared_load_conflicts_per_request = 0, shared_store_conflicts_per_request = 0;
     std::size_t local_bytes = 0;                         // per thread, GPU builds only
     double achieved_occupancy = -1;                      // 0..1 from the GPU's counters; < 0: not measured
-    // CPU execution mode: the share of warp requests (global and shared) issued by fewer lanes than their warp has
-    // threads, and the active lanes per request (32 at most); < 0: not counted. Requests with idle lanes, not the
-    // GPU's branch efficiency (a branch without a memory access inside is invisible here).
+    // The share of warp requests (global and shared) issued by fewer lanes than their warp has threads, and the active
+    // lanes per request (32 at most); < 0: not counted. Requests with idle lanes, not the GPU's branch efficiency (a
+    // branch without a memory access inside is invisible here). CPU execution mode counts them exactly; a GPU from its
+    // memory instructions' lanes where it counted them (gpu_profile_report.cpp: the share is an upper bound there).
     double idle_lane_request_share = -1, active_lanes_per_request = -1;
     // The launch's blocks and the GPU's SMs (CPU execution mode answers the lab's GPU's count); 0: not known.
     unsigned long long grid_blocks = 0;

@@ -88,6 +88,13 @@ inline constexpr const char* kLocalStoreBytes = "smsp__sass_data_bytes_mem_local
 inline constexpr const char* kBranchUniform = "smsp__sass_average_branch_targets_threads_uniform.pct";
 inline constexpr const char* kBranchTargets = "smsp__sass_branch_targets.sum";
 inline constexpr const char* kBranchDivergent = "smsp__sass_branch_targets_threads_divergent.sum";
+// Working lanes per warp instruction: the threads that ran each instruction with its predicate true, over the warp
+// instructions. Branch uniformity cannot tell a warp split by threadIdx.x % 2 from a reference: an H200 (2026-12-07)
+// read 54-60% for labs 05 and 06's references (their loops' exit branches) and 83-86% for their parity-split
+// variants. Where this ratio is low, the drawn sample's memory instructions are counted one by one
+// (instruction_counters.h), and their lanes say whether the memory requests run with idle lanes (divergent-warps).
+inline constexpr const char* kWarpInstructions = "smsp__sass_inst_executed.sum";
+inline constexpr const char* kWorkingLaneInstructions = "smsp__sass_thread_inst_executed_pred_on.sum";
 // Barrier stalls: warps waiting at a barrier for the rest of their block, beside all active warps (cycles summed over
 // the SMs' schedulers); their ratio is Nsight Compute's smsp__warp_issue_stalled_barrier_per_warp_active.
 inline constexpr const char* kBarrierStalledWarps = "smsp__warps_issue_stalled_barrier.sum";

@@ -46,6 +46,9 @@ struct GpuKernelFigures {
     double dram_bytes_per_output_byte = 0;         // DRAM read + write over the bytes stored
     double compulsory_dram_bytes_per_output_byte = 0;  // every buffer of the launch moved once
     double branch_uniform = 1;                     // 0..1: branches whose threads all went one way
+    double lanes_per_instruction = 32;             // working lanes per warp instruction (NaN: not counted)
+    // The memory requests' active lanes, where the drawn sample's instructions were counted (else < 0).
+    double active_lanes_per_request = -1;
     double local_bytes_per_thread = 0;             // local loads + stores per thread (spills, local arrays)
     double barrier_stall_share = 0;                // 0..1: active warp cycles spent waiting at a barrier
     std::vector<Diagnosis> diagnoses;  // each with the lines that carry it, where the GPU counted its instructions
@@ -73,6 +76,11 @@ std::string gpu_beside_cpu_table(const GpuProfile& profile, const nlohmann::json
                                  std::vector<std::string>* disagreeing, nlohmann::json* gpu_figures = nullptr);
 // The figures the agreement compares, of the GPU's row (a CPU-mode row's: access_analysis.h).
 CounterFigures counter_figures(const GpuKernelFigures& g);
+
+// Whether a drawn sample with these figures has its memory instructions counted one by one (instruction_counters.h):
+// where a cause it shows is one that lines carry, or its warps ran with few working lanes, which only the memory
+// instructions' own lanes can tell from a reference's halo threads waiting (divergent-warps).
+bool instructions_worth_counting(const GpuKernelFigures& f);
 
 // The table Report.GpuProfile prints; `expert_why` (GpuProfile::expert_why), where given, is its one line on why no
 // expert kernel is beside the others.

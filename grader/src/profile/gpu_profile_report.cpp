@@ -27,6 +27,34 @@ double ratio(double a, double b) { return b > 0 && !std::isnan(a) ? a / b : 0; }
 
 // The kernel that ran longest: its launch configuration and occupancy stand for the launch (a launch function may
 // add a small kernel for the walls or a border).
+// Below this many working lanes per warp instruction a drawn sample's memory instructions are counted (its kernel
+// may split its warps). Loose on purpose: the count decides, from the memory requests' own lanes (access_diagnosis.h:
+// fewer than 18), and a kernel whose halo threads wait (lab 04's reference: 20 active lanes a memory request in CPU
+// execution mode) costs one more run of its launch.
+constexpr double kLanesWorthCounting = 24;
+
+// The memory requests' lanes from each memory instruction's counts (the GPU's idle lanes of its requests): their
+// active lanes per request, scaled to the lanes the block's warps have (a 48-thread block's second warp has 16: not
+// divergence), and the share of the requests made by instructions that ran short of their warps' lanes on average, an
+// upper bound of the requests with idle lanes (the GPU counts an instruction's lanes, not which of its requests idled).
+void lanes_from_instructions(const std::vector<InstructionCount>& instructions, unsigned threads_per_block,
+                             MemoryFigures& m, GpuKernelFigures& f) {
+    if (threads_per_block == 0) return;
+    const double warp_lanes = double(threads_per_block) / double((threads_per_block + 31) / 32);
+    double requests = 0, active = 0, short_requests = 0;
+    for (const InstructionCount& i : instructions) {
+        const double r = double(i.load_requests + i.store_requests + i.shared_load_requests + i.shared_store_requests);
+        if (r <= 0) continue;
+        const double lanes = 32 * r - double(i.idle_requests);
+        requests += r, active += lanes;
+        if (lanes / r < warp_lanes - 0.5) short_requests += r;
+    }
+    if (requests <= 0) return;
+    f.active_lanes_per_request = std::min(32.0, active / requests * 32 / warp_lanes);
+    m.active_lanes_per_request = f.active_lanes_per_request;
+    m.idle_lane_request_share = short_requests / requests;
+}
+
 const ProfiledKernel* main_kernel(const ProfiledLaunch& l) {
     const ProfiledKernel* best = nullptr;
     for (const ProfiledKernel& k : l.kernels)
@@ -100,6 +128,8 @@ GpuKernelFigures figures_of(const GpuProfile& profile, const std::string& suite,
     const double uniform = k.metric(kBranchUniform);
     if (!std::isnan(targets) && !std::isnan(divergent)) f.branch_uniform = targets > 0 ? 1 - divergent / targets : 1;
     else f.branch_uniform = std::isnan(uniform) ? 1 : uniform / 100;
+    const double warp_instructions = l->total(kWarpInstructions);
+    f.lanes_per_instruction = warp_instructions > 0 ? l->total(kWorkingLaneInstructions) / warp_instructions : NAN;
     const double threads = k.metric(kGridSize) * k.metric(kBlockSize);
     f.local_bytes_per_thread = ratio(l->total(kLocalLoadBytes) + l->total(kLocalStoreBytes), threads);
 
@@ -122,6 +152,7 @@ GpuKernelFigures figures_of(const GpuProfile& profile, const std::string& suite,
     const double stalled = l->total(kBarrierStalledWarps), active = l->total(kActiveWarps);
     f.barrier_stall_share = ratio(stalled, active);
     if (!std::isnan(stalled) && active > 0) m.barrier_stall_share = f.barrier_stall_share;  // else not measured
+    lanes_from_instructions(l->instructions, f.threads_per_block, m, f);
     f.diagnoses = diagnose(m);
     // The lines, where the drawn sample's instructions were counted (instruction_counters.h: its line-level causes),
     // and the launch's line for the causes its configuration decides.
@@ -225,8 +256,9 @@ std::string gpu_profile_json(const std::vector<GpuKernelFigures>& rows, const st
                 {"dram_bytes_per_output_byte", f.dram_bytes_per_output_byte},
                 {"compulsory_dram_bytes_per_output_byte", f.compulsory_dram_bytes_per_output_byte},
                 {"branch_uniform", f.branch_uniform}, {"local_bytes_per_thread", f.local_bytes_per_thread},
-                {"barrier_stall_share", f.barrier_stall_share}};
+                {"barrier_stall_share", f.barrier_stall_share}, {"lanes_per_instruction", f.lanes_per_instruction}};
             for (const auto& [key, value] : numbers) r[key] = std::isfinite(value) ? Json(value) : Json(nullptr);
+            if (f.active_lanes_per_request >= 0) r["active_lanes_per_request"] = f.active_lanes_per_request;
             r["limiter"] = f.limiter;
             r["causes"] = Json::array();
             for (const Diagnosis& d : f.diagnoses) r["causes"].push_back(d.cause);
@@ -234,6 +266,12 @@ std::string gpu_profile_json(const std::vector<GpuKernelFigures>& rows, const st
         doc["rows"].push_back(r);
     }
     return doc.dump(1);
+}
+
+bool instructions_worth_counting(const GpuKernelFigures& f) {
+    for (const Diagnosis& d : f.diagnoses)
+        if (needs_instruction_counts(d.cause)) return true;
+    return f.available && f.lanes_per_instruction < kLanesWorthCounting;  // NaN (not counted): false
 }
 
 std::string speed_diagnosis(const std::string& suite, const std::string& instance,

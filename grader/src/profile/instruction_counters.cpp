@@ -34,7 +34,7 @@ namespace {
 // What each counted instruction is asked for. A field the chip does not offer is left out (its count stays 0), but
 // the first two are needed: without them nothing can be put down to a line.
 enum Field { warp_requests, lanes, global_loads, global_stores, shared_loads, shared_stores, sectors, wavefronts,
-             ideal_wavefronts, kFields };
+             ideal_wavefronts, working_lanes, kFields };
 const char* const kMetricNames[kFields] = {
     "smsp__sass_inst_executed",
     "smsp__sass_thread_inst_executed",
@@ -45,6 +45,7 @@ const char* const kMetricNames[kFields] = {
     "smsp__sass_sectors_mem_global",
     "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared",
     "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal",
+    "smsp__sass_thread_inst_executed_pred_on",
 };
 
 // The chip's metric ids, asked for once.
@@ -52,6 +53,7 @@ struct MetricIds {
     std::map<std::uint64_t, Field> field_of;
     std::vector<CUpti_SassMetrics_Config> configs;
     std::string chip;
+    bool offers_working_lanes = false;  // whether the chip counts the predicated-on lanes
 };
 
 // Every SASS metric the chip offers, on stderr (GPULAB_LIST_SASS_METRICS=1): for whoever brings this file to a new GPU.
@@ -87,6 +89,7 @@ MetricIds metric_ids(int device) {
             continue;
         }
         ids.field_of[p.metric.metricId] = Field(f);
+        ids.offers_working_lanes = ids.offers_working_lanes || f == working_lanes;
         ids.configs.push_back({p.metric.metricId, CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU});
     }
     return ids;
@@ -181,19 +184,23 @@ SourceLine line_of(const Cubin& cubin, const std::string& function, std::uint32_
     return source_line_at(file, int(where.lineNumber));
 }
 
-InstructionCount count_of(const std::array<unsigned long long, kFields>& f, std::uint32_t offset) {
+// `working`: whether the lanes counted are those with the instruction's predicate true, the lanes that access memory
+// (CPU execution mode's lanes); a short path the compiler predicates instead of branching around keeps its other
+// lanes active but idle.
+InstructionCount count_of(const std::array<unsigned long long, kFields>& f, std::uint32_t offset, bool working) {
     InstructionCount i;
     i.ip = offset;
     const unsigned long long requests = f[warp_requests];
-    if (f[global_loads] > 0) i.load_requests = requests, i.load_lanes = f[lanes], i.load_sectors = f[sectors];
-    else if (f[global_stores] > 0) i.store_requests = requests, i.store_lanes = f[lanes], i.store_sectors = f[sectors];
+    const unsigned long long active = working ? f[working_lanes] : f[lanes];
+    if (f[global_loads] > 0) i.load_requests = requests, i.load_lanes = active, i.load_sectors = f[sectors];
+    else if (f[global_stores] > 0) i.store_requests = requests, i.store_lanes = active, i.store_sectors = f[sectors];
     // Each shared request takes one wavefront at best where the chip gives no ideal count (4-byte lanes).
     const unsigned long long ideal = f[ideal_wavefronts] > 0 ? f[ideal_wavefronts] : requests;
     const unsigned long long extra = f[wavefronts] > ideal ? f[wavefronts] - ideal : 0;
     if (f[shared_loads] > 0) i.shared_load_requests = requests, i.shared_load_conflicts = extra;
     else if (f[shared_stores] > 0) i.shared_store_requests = requests, i.shared_store_conflicts = extra;
     // LaneCount::average: the lanes that idled in this instruction's requests.
-    i.idle_requests = 32 * requests > f[lanes] ? 32 * requests - f[lanes] : 0;
+    i.idle_requests = 32 * requests > active ? 32 * requests - active : 0;
     return i;
 }
 
@@ -238,7 +245,7 @@ InstructionCounts read_instruction_counters(const std::function<void()>& launch,
         std::map<std::string, double> barriers;
         for (const auto& [key, fields] : counted) {
             const auto& [crc, function, offset] = key;
-            InstructionCount count = count_of(fields, offset);
+            InstructionCount count = count_of(fields, offset, ids.offers_working_lanes);
             const auto cubin = cubins.find(crc);
             const SourceLine line = cubin == cubins.end() ? SourceLine{} : line_of(cubin->second, function, offset);
             if (!is_memory(count)) {

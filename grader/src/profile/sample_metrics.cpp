@@ -15,7 +15,7 @@ std::vector<std::string> counter_metrics(CounterList list, bool count_shared_byt
         names.insert(names.end(), {kGlobalStoreBytes, kGlobalStoreRequests, kGlobalStoreSectors, kSharedStoreRequests,
                                    kSharedLoadConflicts, kSharedStoreConflicts, kDramRead, kDramWrite,
                                    kAchievedOccupancy, kLocalLoadBytes, kLocalStoreBytes, kBranchTargets,
-                                   kBranchDivergent});
+                                   kBranchDivergent, kWarpInstructions, kWorkingLaneInstructions});
         if (count_shared_bytes) names.push_back(kSharedStoreBytes);
         // A chip without the barrier counters leaves them out (sample_counters.cpp): no barrier-stalls there.
         names.insert(names.end(), {kBarrierStalledWarps, kActiveWarps});

@@ -6,7 +6,6 @@
 #include "gpulab/format.h"
 #include "gpulab/lab_config.h"
 #include "gpulab/launch_deadline.h"
-#include "gpulab/cause_lines.h"
 #include "gpulab/gpu_profile_report.h"
 #include "gpulab/instruction_counters.h"
 #include "gpulab/sample_counters.h"
@@ -43,17 +42,15 @@ bool compared_with_count(const TimedWork& work) {
 // A drawn launch's limit: its replays take a few times its own time and CUPTI's passes a few ms each.
 double profiled_deadline_ms(const TimedWork& work) { return 10 * work.deadline_ms + 30000; }
 
-// The student's full sample, where its counters name a cause that lines carry: each memory instruction's counts and
-// line, from one more run of the launch under CUPTI's patched kernels (instruction_counters.h). Feedback only: no
-// figure of that run is timed, compared or scored, and its launches are not recorded as the sample's.
+// The student's full sample, where its counters name a cause that lines carry or its warps ran with few working lanes
+// (instructions_worth_counting): each memory instruction's counts and line, from one more run of the launch under
+// CUPTI's patched kernels (instruction_counters.h). Feedback only: no figure of that run is timed, compared or scored,
+// and its launches are not recorded as the sample's.
 void count_instructions(ProfiledLaunch& l, const std::function<void()>& launch, const TimedWork& work) {
     GpuProfile one;
     one.available = true;
     one.launches = {l};
-    bool wanted = false;
-    for (const Diagnosis& d : figures_of(one, l.suite, l.instance, "yours").diagnoses)
-        wanted = wanted || needs_instruction_counts(d.cause);
-    if (!wanted) return;
+    if (!instructions_worth_counting(figures_of(one, l.suite, l.instance, "yours"))) return;
     std::unique_ptr<LaunchDeadline> deadline;
     if (work.deadline_ms > 0)
         deadline = std::make_unique<LaunchDeadline>(

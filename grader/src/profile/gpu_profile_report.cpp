@@ -25,8 +25,6 @@ namespace {
 
 double ratio(double a, double b) { return b > 0 && !std::isnan(a) ? a / b : 0; }
 
-// The kernel that ran longest: its launch configuration and occupancy stand for the launch (a launch function may
-// add a small kernel for the walls or a border).
 // Below this many working lanes per warp instruction a drawn sample's memory instructions are counted (its kernel
 // may split its warps). Loose on purpose: the count decides, from the memory requests' own lanes (access_diagnosis.h:
 // fewer than 18), and a kernel whose halo threads wait (lab 04's reference: 20 active lanes a memory request in CPU
@@ -55,6 +53,8 @@ void lanes_from_instructions(const std::vector<InstructionCount>& instructions, 
     m.idle_lane_request_share = short_requests / requests;
 }
 
+// The kernel that ran longest: its launch configuration and occupancy stand for the launch (a launch function may
+// add a small kernel for the walls or a border).
 const ProfiledKernel* main_kernel(const ProfiledLaunch& l) {
     const ProfiledKernel* best = nullptr;
     for (const ProfiledKernel& k : l.kernels)

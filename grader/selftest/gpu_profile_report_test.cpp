@@ -166,6 +166,15 @@ TEST(GpuProfileReport, BarrierStallsNameTheBarrierLines) {
     EXPECT_EQ(f.diagnoses[0].lines[0].quoted, "tiled.cu:60  __syncthreads();");
     EXPECT_NE(f.diagnoses[0].lines[0].figure.find("78%"), std::string::npos) << f.diagnoses[0].lines[0].figure;
     EXPECT_EQ(f.diagnoses[0].lines[1].quoted, "tiled.cu:52  __syncthreads();");
+    // Beside the reference's own share of barrier waits, not its occupancy.
+    ProfiledKernel theirs = rod_step(256, 86);
+    theirs.metrics[ncu_metric::kBarrierStalledWarps] = 2.5e6;
+    theirs.metrics[ncu_metric::kActiveWarps] = 1e7;
+    p.launches[1].kernels = {theirs};
+    const std::string why = speed_diagnosis(p, "Step", "M67108864", {});
+    EXPECT_NE(why.find("(the reference's kernel: 25% of its warps' cycles waiting at a barrier) [barrier-stalls]"),
+              std::string::npos)
+        << why;
     EXPECT_TRUE(figures_of(profile_of(rod_step(256, 86), rod_step(256, 86)), "Step", "M67108864", "yours").diagnoses.empty());
 }
 
@@ -207,6 +216,11 @@ TEST(GpuProfileReport, DivergenceIsNamedFromTheMemoryInstructionsLanesAtTheirLin
     EXPECT_EQ(f.diagnoses[0].lines[0].quoted.rfind("rod.cu:2", 0), 0u) << f.diagnoses[0].lines[0].quoted;
     EXPECT_NE(f.diagnoses[0].lines[0].figure.find("50% of its requests' lanes idle"), std::string::npos)
         << f.diagnoses[0].lines[0].figure;
+    // The speed test's sentence: the cause at its lines, and no reference figure (its lanes were not counted), least
+    // of all its occupancy, which says nothing of divergence.
+    const std::string why = speed_diagnosis(p, "Step", "M67108864", {});
+    EXPECT_NE(why.find("[divergent-warps], at rod.cu:2"), std::string::npos) << why;
+    EXPECT_EQ(why.find("the reference's kernel"), std::string::npos) << why;
 
     // Halo threads waiting while the inner ones compute (lab 04's reference: about 20 lanes a request): not named.
     p.launches[0].instructions = {memory_instruction(false, 1000, 32000), memory_instruction(true, 4000, 72000)};

@@ -178,6 +178,11 @@ std::string reference_figure(const std::string& cause, const GpuKernelFigures& r
         return "achieved occupancy " + pct(r.achieved_occupancy) + " with " + std::to_string(r.threads_per_block) +
                "-thread blocks";
     if (cause == "register-spills") return fixed(r.local_bytes_per_thread, 0) + " bytes of local memory per thread";
+    if (cause == "barrier-stalls")
+        return r.barrier_stall_share > 0 ? pct(r.barrier_stall_share) + " of its warps' cycles waiting at a barrier" : "";
+    // The reference's memory instructions are not counted (its lanes are not known), and its grid and launches are
+    // not the cause's figure: no figure rather than its occupancy.
+    if (cause == "divergent-warps" || cause == "grid-smaller-than-gpu" || cause == "launch-overhead") return "";
     return "up to " + pct(r.theoretical_occupancy) + " occupancy (" + std::to_string(r.threads_per_block) +
            "-thread blocks, " + fixed(r.shared_bytes_per_block / 1024, 1) + " KiB shared, " +
            std::to_string(r.registers) + " registers)";

@@ -157,6 +157,7 @@ struct ProfiledLaunch {
     std::vector<std::string> instruction_lines;
     std::string instructions_why;
     std::vector<std::pair<std::string, double>> barrier_lines;  // InstructionCounts::barrier_lines
+    double instructions_seconds = 0;  // that count's run and line lookup (in `seconds` too): what naming lines costs
     // Summed over its kernels; NaN where a kernel lacks the metric.
     double total(const std::string& metric) const;
     std::string which() const;  // "timed sample 14 of 21"

@@ -492,6 +492,10 @@ void report_gpu_profile() {
     const PlotOutcome plot = draw_plot("gpu-profile", json_path, {"--out", png_path});
     testing::Test::RecordProperty("causes", causes);
     testing::Test::RecordProperty("cause_lines", cause_lines.dump());
+    // What naming lines cost this grading (issue 45: at most 1 s a lab): the drawn samples' instruction counts.
+    double lines_seconds = 0;
+    for (const ProfiledLaunch& l : profile.launches) lines_seconds += l.instructions_seconds;
+    testing::Test::RecordProperty("cause_lines_seconds", fixed(lines_seconds, 2));
     testing::Test::RecordProperty("expert_profile", expert_summary(rows, profile.expert_why));
     testing::Test::RecordProperty("report_table", table);
     testing::Test::RecordProperty("gpu_profile_json", json);

@@ -64,6 +64,7 @@ void count_instructions(ProfiledLaunch& l, const std::function<void()>& launch, 
     l.instructions_why = counts.why;
     l.barrier_lines = counts.barrier_lines;
     l.seconds += counts.seconds;
+    l.instructions_seconds = counts.seconds;
 }
 
 }  // namespace

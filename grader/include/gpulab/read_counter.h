@@ -124,6 +124,9 @@ struct InstructionCount {
     unsigned long long shared_load_requests = 0, shared_load_conflicts = 0;
     unsigned long long shared_store_requests = 0, shared_store_conflicts = 0;
     unsigned long long idle_requests = 0;
+    unsigned long long memory_requests() const {
+        return load_requests + store_requests + shared_load_requests + shared_store_requests;
+    }
 };
 
 struct AccessCount {

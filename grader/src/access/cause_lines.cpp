@@ -53,22 +53,18 @@ CauseRule bank_conflicts() {
             }};
 }
 
-double memory_requests(const InstructionCount& i) {
-    return double(i.load_requests + i.store_requests + i.shared_load_requests + i.shared_store_requests);
-}
-
 // Divergent warps: CPU execution mode knows which requests had idle lanes; the GPU, how many lanes of them idled.
 CauseRule divergent_warps(LaneCount lanes) {
     if (lanes == LaneCount::average)
         return {[](const InstructionCount& i) { return double(i.idle_requests); },
-                [](const InstructionCount& i) { return 32 * memory_requests(i); },
+                [](const InstructionCount& i) { return 32 * double(i.memory_requests()); },
                 [](const InstructionCount& i) { return double(i.idle_requests); },
                 [](const LineTally& t, double share) {
                     return pct(t.measure / t.per) + " of its requests' lanes idle (" + pct(share) +
                            " of the kernel's idle lanes)";
                 }};
     return {[](const InstructionCount& i) { return double(i.idle_requests); },
-            [](const InstructionCount& i) { return memory_requests(i); },
+            [](const InstructionCount& i) { return double(i.memory_requests()); },
             [](const InstructionCount& i) { return double(i.idle_requests); },
             [](const LineTally& t, double share) {
                 return pct(t.measure / t.per) + " of its requests issued with idle lanes (" + pct(share) +

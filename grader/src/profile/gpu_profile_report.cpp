@@ -41,7 +41,7 @@ void lanes_from_instructions(const std::vector<InstructionCount>& instructions, 
     const double warp_lanes = double(threads_per_block) / double((threads_per_block + 31) / 32);
     double requests = 0, active = 0, short_requests = 0;
     for (const InstructionCount& i : instructions) {
-        const double r = double(i.load_requests + i.store_requests + i.shared_load_requests + i.shared_store_requests);
+        const double r = double(i.memory_requests());
         if (r <= 0) continue;
         const double lanes = 32 * r - double(i.idle_requests);
         requests += r, active += lanes;

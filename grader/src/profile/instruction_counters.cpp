@@ -205,7 +205,7 @@ InstructionCount count_of(const std::array<unsigned long long, kFields>& f, std:
 }
 
 bool is_memory(const InstructionCount& i) {
-    return i.load_requests + i.store_requests + i.shared_load_requests + i.shared_store_requests > 0;
+    return i.memory_requests() > 0;
 }
 
 }  // namespace

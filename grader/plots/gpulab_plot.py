@@ -399,13 +399,11 @@ STATUS_STYLES = {
 }
 
 
-def draw_class_overview(plt, path, out, title, top):
-    import random
-
+def read_class_overview(path):
+    """The class CSV's scores per lab [(percent, status)], each lab's maximum, and its failing tests
+    [(students, lab, test)], most common first (a tie keeps the file's order: the test's place in its lab's table)."""
     _, rows = read_csv(path, ["record", "lab", "name", "status", "points", "max_points", "students"])
-    scores = {}   # lab -> [(percent, status)]
-    maxima = {}   # lab -> the lab's maximum
-    failing = []  # (students, lab, test)
+    scores, maxima, failing = {}, {}, []
     for i, row in enumerate(rows):
         line = i + 2
         lab = row["lab"]
@@ -421,33 +419,28 @@ def draw_class_overview(plt, path, out, title, top):
             failing.append((int(number(row["students"], path, line, "students")), lab, row["name"]))
     if not scores:
         raise DataError(f"{path} has no 'score' rows: nothing was graded")
-    labs = sorted(scores)
-    graded = {lab: sum(1 for _, status in scores[lab] if status == "graded") for lab in labs}
-    # Most common first; a tie keeps the file's order (the test's place in its lab's table).
-    failing = sorted(failing, key=lambda f: -f[0])
-    shown = failing[:top]
+    students = len({row["name"] for row in rows if row["record"] == "score"})
+    return scores, maxima, sorted(failing, key=lambda f: -f[0]), students
 
-    bar_height = max(3.0, 0.32 * len(shown) + 1.4)
-    fig = plt.figure(figsize=(14, max(5.6, bar_height)), layout="constrained")
-    grid = fig.add_gridspec(1, 2, width_ratios=[max(2.4, 1.6 * len(labs)), 5.5])
-    dist_ax, fail_ax = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
 
-    # The distribution: a box over the graded scores, and every score as a point, spread sideways so that
-    # equal scores stay countable (seeded: the same class draws the same picture).
+def draw_score_distribution(ax, labs, scores, maxima):
+    """A box over each lab's graded scores, and every score as a point, spread sideways so that equal scores stay
+    countable (seeded: the same class draws the same picture)."""
+    import random
+
     jitter = random.Random(0)
     used = set()
     for x, lab in enumerate(labs):
         graded_scores = [p for p, status in scores[lab] if status == "graded"]
         if graded_scores:
-            dist_ax.boxplot([graded_scores], positions=[x], widths=0.55, showfliers=False,
-                            medianprops=dict(color="#1b1b1b"), boxprops=dict(color="#555555"),
-                            whiskerprops=dict(color="#555555"), capprops=dict(color="#555555"))
+            ax.boxplot([graded_scores], positions=[x], widths=0.55, showfliers=False,
+                       medianprops=dict(color="#1b1b1b"), boxprops=dict(color="#555555"),
+                       whiskerprops=dict(color="#555555"), capprops=dict(color="#555555"))
         for percent, status in scores[lab]:
             style = STATUS_STYLES.get(status, STATUS_STYLES[None])
             label = status if status not in used else None
             used.add(status)
-            dist_ax.scatter([x + jitter.uniform(-0.2, 0.2)], [percent], s=26, alpha=0.75, zorder=3,
-                            label=label, **style)
+            ax.scatter([x + jitter.uniform(-0.2, 0.2)], [percent], s=26, alpha=0.75, zorder=3, label=label, **style)
     # Under each lab: how many students, and how many of them were not graded and why (their points lie
     # on top of each other at 0, so the count says what the points cannot).
     tick_labels = []
@@ -459,45 +452,57 @@ def draw_class_overview(plt, path, out, title, top):
         lines = [lab, f"max {maxima[lab]:g}, {len(scores[lab])} students"]
         lines += [f"{n} {status}" for status, n in sorted(others.items(), key=lambda item: -item[1])]
         tick_labels.append("\n".join(lines))
-    dist_ax.set_xticks(range(len(labs)))
-    dist_ax.set_xticklabels(tick_labels, fontsize=8, va="top")
+    ax.set_xticks(range(len(labs)))
+    ax.set_xticklabels(tick_labels, fontsize=8, va="top")
     if len(labs) > 3:
-        for tick in dist_ax.get_xticklabels():
+        for tick in ax.get_xticklabels():
             tick.set_rotation(30)
             tick.set_ha("right")
-    dist_ax.set_xlim(-0.6, len(labs) - 0.4)
-    dist_ax.set_ylabel("score (% of the lab's maximum)")
-    dist_ax.set_title("Scores per lab (box: graded submissions)")
-    dist_ax.grid(True, axis="y", alpha=0.35)
+    ax.set_xlim(-0.6, len(labs) - 0.4)
+    ax.set_ylabel("score (% of the lab's maximum)")
+    ax.set_title("Scores per lab (box: graded submissions)")
+    ax.grid(True, axis="y", alpha=0.35)
     # The legend in a band above 100 %, where no score can be, never over the points.
     rows_of_legend = (len(used) + 3) // 4
-    dist_ax.set_ylim(-5, 108 + 9 * rows_of_legend)
-    dist_ax.set_yticks(range(0, 101, 20))
-    dist_ax.legend(fontsize=8, loc="upper center", ncol=min(4, len(used)), framealpha=0.95, handletextpad=0.2,
-                   columnspacing=0.9)
+    ax.set_ylim(-5, 108 + 9 * rows_of_legend)
+    ax.set_yticks(range(0, 101, 20))
+    ax.legend(fontsize=8, loc="upper center", ncol=min(4, len(used)), framealpha=0.95, handletextpad=0.2,
+              columnspacing=0.9)
 
-    # The most common failing tests, the most common at the top.
+
+def draw_failing_tests(ax, shown, failing, graded, path):
+    """The most common failing tests, the most common at the top."""
     if shown:
         names = [f"{lab}  {test}" for _, lab, test in shown]
         counts = [n for n, _, _ in shown]
         y = list(range(len(shown)))[::-1]
-        fail_ax.barh(y, counts, color="#c62828", alpha=0.8)
-        fail_ax.set_yticks(y)
-        fail_ax.set_yticklabels(names, fontsize=9)
+        ax.barh(y, counts, color="#c62828", alpha=0.8)
+        ax.set_yticks(y)
+        ax.set_yticklabels(names, fontsize=9)
         for yi, (n, lab, _) in zip(y, shown):
-            fail_ax.text(n, yi, f" {n} of {graded[lab]}", va="center", fontsize=8)
-        fail_ax.set_xlim(0, max(counts) * 1.2)
-        fail_ax.xaxis.get_major_locator().set_params(integer=True)
+            ax.text(n, yi, f" {n} of {graded[lab]}", va="center", fontsize=8)
+        ax.set_xlim(0, max(counts) * 1.2)
+        ax.xaxis.get_major_locator().set_params(integer=True)
     else:
-        fail_ax.set_yticks([])
-        fail_ax.text(0.5, 0.5, "no graded submission lost points on a test", transform=fail_ax.transAxes,
-                     ha="center", va="center")
-    fail_ax.set_xlabel("students who lost points on the test (of those graded)")
+        ax.set_yticks([])
+        ax.text(0.5, 0.5, "no graded submission lost points on a test", transform=ax.transAxes,
+                ha="center", va="center")
+    ax.set_xlabel("students who lost points on the test (of those graded)")
     more = f", {len(failing) - len(shown)} more in {os.path.basename(path)}" if len(failing) > len(shown) else ""
-    fail_ax.set_title(f"Most common failing tests (top {len(shown)}{more})")
-    fail_ax.grid(True, axis="x", alpha=0.35)
+    ax.set_title(f"Most common failing tests (top {len(shown)}{more})")
+    ax.grid(True, axis="x", alpha=0.35)
 
-    students = len({row["name"] for row in rows if row["record"] == "score"})
+
+def draw_class_overview(plt, path, out, title, top):
+    scores, maxima, failing, students = read_class_overview(path)
+    labs = sorted(scores)
+    graded = {lab: sum(1 for _, status in scores[lab] if status == "graded") for lab in labs}
+    shown = failing[:top]
+    bar_height = max(3.0, 0.32 * len(shown) + 1.4)
+    fig = plt.figure(figsize=(14, max(5.6, bar_height)), layout="constrained")
+    grid = fig.add_gridspec(1, 2, width_ratios=[max(2.4, 1.6 * len(labs)), 5.5])
+    draw_score_distribution(fig.add_subplot(grid[0, 0]), labs, scores, maxima)
+    draw_failing_tests(fig.add_subplot(grid[0, 1]), shown, failing, graded, path)
     heading = f"Class overview: {students} students, {len(labs)} labs"
     fig.suptitle(f"{heading}: {title}" if title else heading)
     save(fig, out)

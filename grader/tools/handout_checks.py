@@ -951,6 +951,11 @@ def expected_and_stated(config, check, m):
         return [WORDS.get(groups[0].lower(), -1)], [len(values[0])]
     if kind == "string":
         return [groups[0]], [values[0]]
+    return stated_of_a_record(config, kind, groups, values)
+
+
+def stated_of_a_record(config, kind, groups, values):
+    """(stated, expected) for the kinds that read fields of one lab.json record (a case list, a solve, a size)."""
     if kind == "case_count3d":
         return parse_numbers(groups[0]), [len(values[0]["sizes"]) * len(values[0]["precisions"])]
     if kind == "case_count2d":

@@ -102,9 +102,9 @@ def results(out):
     return corpus.stored(out, "status, points, max_points, build_seconds, run_seconds, gpu_name, worker, finished_at")
 
 
-def main():
-    program, tree, build, scratch = sys.argv[1:5]
-    passed_on = sys.argv[5:]  # e.g. --gpus 2 --workers 4
+def own_options(passed_on):
+    """This check's own options taken out of what is passed on to gpulab-grade-class: (students to keep or None,
+    the one lab or None, whether to kill the first run, whether the class is graded untimed)."""
     students = None
     if "--students" in passed_on:
         at = passed_on.index("--students")
@@ -115,12 +115,72 @@ def main():
         at = passed_on.index("--only-lab")
         lab_alone = passed_on[at + 1]
         del passed_on[at:at + 2]
-    kill = "--no-kill" not in passed_on
-    passed_on = [arg for arg in passed_on if arg != "--no-kill"]
-    untimed = "--no-timing" in passed_on
+    kill = "--no-kill" in passed_on
+    if kill:
+        passed_on.remove("--no-kill")
     if "--workspaces" in passed_on:  # where the sandbox's user can reach it (class_corpus_test.shared_workspaces)
         at = passed_on.index("--workspaces") + 1
         passed_on[at] = corpus.shared_workspaces(passed_on[at])
+    return students, lab_alone, not kill, "--no-timing" in passed_on
+
+
+def problems_after(expected, before, after, out, untimed):
+    """What the resumed class's results, gradebook and stored results got wrong."""
+    problems = []
+    for key, row in before.items():
+        if after.get(key, ())[-1:] != row[-1:]:
+            problems.append(f"{key} was graded again after the resume")
+    book = corpus.gradebook(out)
+    result_json = {key: row[0] or "" for key, row in corpus.stored(out, "result_json").items()}
+    # The timing choice reached every grading: the reference's speed tests ran, or were left out, as asked.
+    for (student, lab), text in result_json.items():
+        if expected.get((student, lab), (None, None))[1] == "full" and timing_left_out(text) != untimed:
+            problems.append(f"{student} {lab}: its speed tests were {'run' if untimed else 'left out'}, though the class "
+                            f"was graded {'with --no-timing' if untimed else 'with timing'}")
+    not_run = {key: float(json.loads(text or "{}").get("points_not_run") or 0) for key, text in result_json.items()}
+    for (student, lab), (want, points) in sorted(expected.items()):
+        row = after.get((student, lab))
+        if row is None:
+            problems.append(f"{student} {lab}: no result")
+            continue
+        status, got, most = row[0], row[1], row[2]
+        # Full marks are those of the tests that ran: a GPU-only test this machine could not run (Sanitizer.NoErrors
+        # where compute-sanitizer is missing) is "not run", its points neither earned nor lost.
+        full = most - not_run.get((student, lab), 0)
+        if (want == "graded") != (status == "graded") or (want != "graded" and want not in status):
+            problems.append(f"{student} {lab}: status {status!r}, expected {want!r}")
+        elif points == "full" and abs(got - full) > 1e-9:
+            problems.append(f"{student} {lab}: {got}/{most}, expected full marks ({full} of the tests that ran)")
+        elif points in ("less", "zero") and got >= most:
+            problems.append(f"{student} {lab}: {got}/{most}, expected less than full marks")
+        if student not in book:
+            problems.append(f"{student}: no row in the gradebook")
+    if ("mallory", corpus.LAB) in expected:
+        problems += corpus.lost_context_decides_the_test(out)
+    return problems
+
+
+def print_times(after, labs, total, kill, killed_at):
+    print("\nper submission-lab (seconds): build, grading on the GPU")
+    print(f"  {'student':9} {'lab':24} {'status':18} {'points':>9} {'build':>6} {'grade':>6}  gpu / worker")
+    for (student, lab), row in sorted(after.items()):
+        status, got, most, build_s, run_s, gpu, worker = row[:7]
+        print(f"  {student:9} {lab:24} {status:18} {got:5.0f}/{most:<3.0f} {build_s:6.1f} {run_s:6.1f}  {gpu} / {worker}")
+    for lab in labs:
+        rows = [r for (s, l), r in after.items() if l == lab and r[0] == "graded"]
+        if rows:
+            print(f"  mean over graded {lab}: build {sum(r[3] for r in rows) / len(rows):.1f} s, "
+                  f"grading {sum(r[4] for r in rows) / len(rows):.1f} s ({len(rows)} graded)")
+    used = sorted({r[6].split(":")[-1] for r in after.values() if ":gpu" in r[6]})
+    print(f"whole class: {total:.0f} s wall ({len(after)} submission-labs, "
+          f"{'killed once' if kill else 'run again'} at {killed_at:.0f} s); "
+          f"GPU: {sorted({r[5] for r in after.values()} - {''})}; graded on {used}")
+
+
+def main():
+    program, tree, build, scratch = sys.argv[1:5]
+    passed_on = sys.argv[5:]  # e.g. --gpus 2 --workers 4
+    students, lab_alone, kill, untimed = own_options(passed_on)
     if shutil.which("nvidia-smi") is None or subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0:
         print("SKIP: no GPU here (this check grades a class on the GPU)")
         return 77
@@ -175,51 +235,8 @@ def main():
     problems = [] if second.returncode == 0 else [f"the resumed batch exited {second.returncode}"]
     if not kill and first.returncode != 0:
         problems.append(f"the batch exited {first.returncode} (first-run.log)")
-    for key, row in before.items():
-        if after.get(key, ())[-1:] != row[-1:]:
-            problems.append(f"{key} was graded again after the resume")
-    book = corpus.gradebook(out)
-    result_json = {key: row[0] or "" for key, row in corpus.stored(out, "result_json").items()}
-    # The timing choice reached every grading: the reference's speed tests ran, or were left out, as asked.
-    for (student, lab), text in result_json.items():
-        if expected.get((student, lab), (None, None))[1] == "full" and timing_left_out(text) != untimed:
-            problems.append(f"{student} {lab}: its speed tests were {'run' if untimed else 'left out'}, though the class "
-                            f"was graded {'with --no-timing' if untimed else 'with timing'}")
-    not_run = {key: float(json.loads(text or "{}").get("points_not_run") or 0) for key, text in result_json.items()}
-    for (student, lab), (want, points) in sorted(expected.items()):
-        row = after.get((student, lab))
-        if row is None:
-            problems.append(f"{student} {lab}: no result")
-            continue
-        status, got, most = row[0], row[1], row[2]
-        # Full marks are those of the tests that ran: a GPU-only test this machine could not run (Sanitizer.NoErrors
-        # where compute-sanitizer is missing) is "not run", its points neither earned nor lost.
-        full = most - not_run.get((student, lab), 0)
-        if (want == "graded") != (status == "graded") or (want != "graded" and want not in status):
-            problems.append(f"{student} {lab}: status {status!r}, expected {want!r}")
-        elif points == "full" and abs(got - full) > 1e-9:
-            problems.append(f"{student} {lab}: {got}/{most}, expected full marks ({full} of the tests that ran)")
-        elif points in ("less", "zero") and got >= most:
-            problems.append(f"{student} {lab}: {got}/{most}, expected less than full marks")
-        if student not in book:
-            problems.append(f"{student}: no row in the gradebook")
-    if ("mallory", corpus.LAB) in expected:
-        problems += corpus.lost_context_decides_the_test(out)
-
-    print("\nper submission-lab (seconds): build, grading on the GPU")
-    print(f"  {'student':9} {'lab':24} {'status':18} {'points':>9} {'build':>6} {'grade':>6}  gpu / worker")
-    for (student, lab), row in sorted(after.items()):
-        status, got, most, build_s, run_s, gpu, worker = row[:7]
-        print(f"  {student:9} {lab:24} {status:18} {got:5.0f}/{most:<3.0f} {build_s:6.1f} {run_s:6.1f}  {gpu} / {worker}")
-    for lab in labs:
-        rows = [r for (s, l), r in after.items() if l == lab and r[0] == "graded"]
-        if rows:
-            print(f"  mean over graded {lab}: build {sum(r[3] for r in rows) / len(rows):.1f} s, "
-                  f"grading {sum(r[4] for r in rows) / len(rows):.1f} s ({len(rows)} graded)")
-    used = sorted({r[6].split(":")[-1] for r in after.values() if ":gpu" in r[6]})
-    print(f"whole class: {total:.0f} s wall ({len(after)} submission-labs, "
-          f"{'killed once' if kill else 'run again'} at {killed_at:.0f} s); "
-          f"GPU: {sorted({r[5] for r in after.values()} - {''})}; graded on {used}")
+    problems += problems_after(expected, before, after, out, untimed)
+    print_times(after, labs, total, kill, killed_at)
     return corpus.report(out, problems)
 
 

@@ -29,6 +29,8 @@
 
 namespace gpulab {
 
+// One timed launch's figures. A field added here is added to access_in_children.cpp's list too: a forked child hands its
+// row back field by field, and a field left off that list would come back empty.
 struct AccessFigures {
     std::string suite, instance, call;
     bool available = false;

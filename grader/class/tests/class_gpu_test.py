@@ -115,13 +115,13 @@ def own_options(passed_on):
         at = passed_on.index("--only-lab")
         lab_alone = passed_on[at + 1]
         del passed_on[at:at + 2]
-    kill = "--no-kill" in passed_on
-    if kill:
+    no_kill = "--no-kill" in passed_on
+    if no_kill:
         passed_on.remove("--no-kill")
     if "--workspaces" in passed_on:  # where the sandbox's user can reach it (class_corpus_test.shared_workspaces)
         at = passed_on.index("--workspaces") + 1
         passed_on[at] = corpus.shared_workspaces(passed_on[at])
-    return students, lab_alone, not kill, "--no-timing" in passed_on
+    return students, lab_alone, not no_kill, "--no-timing" in passed_on
 
 
 def problems_after(expected, before, after, out, untimed):

@@ -63,8 +63,7 @@ struct AccessFigures {
     std::string cause_lines_why;       // why a cause that is one line's names none ("" where each does)
     unsigned long long blocks = 0, grid_blocks = 0;
     unsigned long long sector_blocks = 0;  // blocks of the count the global figures come from (analyze_access)
-    double seconds = 0;
-    double lines_seconds = 0;  // of `seconds`: putting the causes down to lines (issue 45: at most 1 s a lab)
+    double lines_seconds = 0;  // putting the causes down to lines (issue 45: at most 1 s a lab)
     // Where the count stopped inside a block (at the analysis's ceiling of accesses: a block whose threads each walk
     // thousands of outputs), why; the figures are of what it counted, and that block's requests are left out.
     std::string counted_in_part;

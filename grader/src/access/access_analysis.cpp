@@ -155,7 +155,6 @@ bool count_first(const GeometryCheck& launch, TimedCountOptions& options, const 
     options.block_accesses = block_share(plan, options.max_accesses, options.blocks);
     f.block_accesses = options.block_accesses;
     c = count_timed_launch(launch, options);
-    f.seconds += c.seconds;
     f.blocks = c.blocks_run, f.grid_blocks = c.grid_blocks;
     f.blocks_cut = c.count.blocks_cut;
     if (!c.count.available) {
@@ -177,7 +176,6 @@ bool count_first(const GeometryCheck& launch, TimedCountOptions& options, const 
             f.block_accesses = options.block_accesses;
         }
         c = count_timed_launch(launch, options);
-        f.seconds += c.seconds;
         f.blocks_cut = c.count.blocks_cut;
         if (!c.count.available) {
             f.why = c.count.why;
@@ -207,7 +205,6 @@ void count_bytes(const GeometryCheck& launch, const TimedCountOptions& options, 
     bytes.blocks = reach;
     bytes.shared = SharedCounting{};  // global memory only
     const TimedLaunchCount b = count_timed_launch(launch, bytes);
-    f.seconds += b.seconds;
     if (b.count.available && b.count.why.empty()) n.bytes = b.whole_grid();
 }
 
@@ -257,7 +254,6 @@ void count_second(const GeometryCheck& launch, const TimedCountOptions& options,
     global.shared.least_class_share = plan.second_shared_least_class_share;  // none in a 3D grid's corners and edges
     if (plan.second_shared_faults_per_block) global.shared.faults_per_block = plan.second_shared_faults_per_block;
     const TimedLaunchCount g = count_timed_launch(launch, global);
-    f.seconds += g.seconds;
     unsigned long long counted = 0;
     for (const RangeCount& r : g.count.ranges) counted += r.loads + r.stores;
     if (g.count.available && g.count.why.empty() && counted >= kLeastCountedAccesses) {
@@ -383,7 +379,6 @@ void fill_configuration_and_diagnosis(const std::vector<RecordedLaunch>& launche
     if (main_launch != launches.end())
         name_launch_line(f.diagnoses, launch_line_of(*main_launch).quoted(), main_launch->describe());
     f.lines_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    f.seconds += f.lines_seconds;
 }
 
 }  // namespace

@@ -31,7 +31,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AccessFigures, suite, instance, call, availab
                                    idle_lane_request_share, active_lanes_per_request, idle_lanes_from, threads_per_block,
                                    shared_bytes, kernel, registers, local_bytes, gpu_static_shared, resources_from,
                                    resources_why, occupancy, diagnoses, cause_lines_why, blocks, grid_blocks,
-                                   sector_blocks, seconds, lines_seconds, counted_in_part, blocks_cut, block_accesses)
+                                   sector_blocks, lines_seconds, counted_in_part, blocks_cut, block_accesses)
 
 std::vector<std::uint8_t> encode_access_figures(const AccessFigures& f) { return nlohmann::json::to_cbor(nlohmann::json(f)); }
 
@@ -71,13 +71,21 @@ bool write_all(int fd, const std::vector<std::uint8_t>& bytes) {
     }
 }
 
+// Why a launch has no figures, as its row in the student's table says it.
 std::string how_it_ended(int status) {
-    if (WIFSIGNALED(status))
-        return "its count ended with signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) +
-               ") in a child process of the grader";
+    if (WIFSIGNALED(status)) {
+        const int sig = WTERMSIG(status);
+        std::string why = "the process counting this launch ended with signal " + std::to_string(sig) + " (" +
+                          strsignal(sig) + ")";
+        if (sig == SIGSEGV || sig == SIGBUS)
+            why += ": the kernel touched memory it does not own; the correctness tests say where";
+        if (sig == SIGKILL) why += ": stopped from outside, most likely because the machine ran out of memory";
+        return why;
+    }
     if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-        return "its count's child process of the grader exited with status " + std::to_string(WEXITSTATUS(status));
-    return "its count's child process of the grader gave back no figures";
+        return "the process counting this launch stopped with exit status " + std::to_string(WEXITSTATUS(status)) +
+               " before it could hand back its figures";
+    return "the process counting this launch handed back no figures";
 }
 
 }  // namespace
